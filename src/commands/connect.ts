@@ -1,0 +1,70 @@
+/**
+ * Turns a resolved Connection into a service client: either the configured service, or an
+ * emulator started in-process with a fresh key pair and token (--sandbox).
+ */
+import { createPrivateKey } from 'node:crypto';
+import type { Io } from '../io.js';
+import type { Connection } from '../options.js';
+import type { Sandbox } from '../sandbox/index.js';
+import { createServiceClient, type ServiceClient } from '../service/client.js';
+import { loadSigningKey } from '../service/keys.js';
+import { createSigner, type SignatureScheme, type Signer } from '../service/signing.js';
+
+export interface ConnectOptions {
+  scheme: SignatureScheme;
+  retries: number;
+  timeoutMs: number;
+  connections: number;
+  needSigner: boolean;
+  applicationDateField?: string;
+  quiet: boolean;
+}
+
+export interface Connected {
+  service: ServiceClient;
+  sandbox: Sandbox | undefined;
+  close(): Promise<void>;
+}
+
+export async function connect(connection: Connection, options: ConnectOptions, io: Io): Promise<Connected> {
+  let sandbox: Sandbox | undefined;
+  let baseUrl: string;
+  let token: string;
+  let signer: Signer | undefined;
+  if (connection.kind === 'sandbox') {
+    const { startSandbox } = await import('../sandbox/index.js');
+    sandbox = await startSandbox({ signature: options.scheme, applicationDateField: options.applicationDateField ?? 'application_date' });
+    baseUrl = sandbox.url;
+    token = sandbox.token;
+    if (options.needSigner && sandbox.privateKeyPem !== undefined) {
+      signer = createSigner(createPrivateKey(sandbox.privateKeyPem), options.scheme);
+    }
+    if (!options.quiet) io.stderr.write(`ccs-bulk: using an in-process sandbox at ${sandbox.url} (fresh key pair and token)\n`);
+  } else {
+    baseUrl = connection.baseUrl;
+    token = connection.token;
+    if (options.needSigner && connection.signingKeyFile !== undefined) {
+      const { key, warnings } = await loadSigningKey(connection.signingKeyFile);
+      for (const warning of warnings) io.stderr.write(`ccs-bulk: warning: ${warning}\n`);
+      signer = createSigner(key, options.scheme);
+    }
+  }
+  const service = createServiceClient({
+    baseUrl,
+    token,
+    signer,
+    connections: options.connections,
+    timeouts: { headersMs: options.timeoutMs, bodyMs: options.timeoutMs },
+    retry: { retries: options.retries },
+    applicationDateField: options.applicationDateField,
+    signal: io.signal,
+  });
+  return {
+    service,
+    sandbox,
+    async close() {
+      await service.close();
+      await sandbox?.close();
+    },
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * `ccs-bulk import` and `validate`: connect, run the pipeline, print the plan and summary,
+ * and turn the outcome into SPEC.md's exit code.
+ */
+import type { ExitCode } from '../errors.js';
+import { type ImportPlan, type ImportSummary, importClients } from '../import/run-import.js';
+import type { Io } from '../io.js';
+import type { ImportOptions } from '../options.js';
+import { formatDuration } from '../progress.js';
+import { type Connected, connect } from './connect.js';
+
+export async function runImport(options: ImportOptions, io: Io): Promise<ExitCode> {
+  let connected: Connected | undefined;
+  if (!options.dryRun && options.connection) {
+    connected = await connect(
+      options.connection,
+      {
+        scheme: options.scheme,
+        retries: options.retries,
+        timeoutMs: options.timeoutMs,
+        connections: options.concurrency,
+        needSigner: true,
+        applicationDateField: options.applicationDateField,
+        quiet: options.quiet,
+      },
+      io,
+    );
+  }
+  let summary: ImportSummary;
+  try {
+    summary = await importClients({
+      file: options.file,
+      service: connected?.service,
+      dryRun: options.dryRun,
+      results: options.results,
+      failed: options.failed,
+      resume: options.resume,
+      overwrite: options.overwrite,
+      map: options.map,
+      dateFormat: options.dateFormat,
+      read: options.read,
+      liquidityType: options.liquidityType,
+      concurrency: options.concurrency,
+      rate: options.rate,
+      maxErrors: options.maxErrors,
+      signal: io.signal,
+      progress: { stream: io.stderr, mode: options.quiet ? 'none' : 'auto' },
+      onPlan: (plan) => {
+        if (!options.quiet) io.stderr.write(formatPlan(plan, options));
+      },
+    });
+  } finally {
+    await connected?.close();
+  }
+  if (options.json) io.stdout.write(`${JSON.stringify(summary)}\n`);
+  if (!options.quiet || summary.stopped) io.stderr.write(formatSummary(summary, options));
+  return exitCodeOf(summary);
+}
+
+export function exitCodeOf(summary: ImportSummary): ExitCode {
+  if (summary.stopped?.reason === 'input_error') return 2;
+  if (summary.stopped) return 3;
+  return summary.counts.invalid + summary.counts.failed > 0 ? 1 : 0;
+}
+
+function formatPlan(plan: ImportPlan, options: ImportOptions): string {
+  const { source } = plan;
+  const lines = [
+    `ccs-bulk ${options.dryRun ? 'validate' : 'import'}: ${source.file} (${source.format}` +
+      (source.format === 'csv'
+        ? `, ${source.encoding} [${source.encodingSource}], delimiter ${JSON.stringify(source.delimiter)} [${source.delimiterSource}]`
+        : `, sheet ${JSON.stringify(source.sheet ?? '')}`) +
+      ')',
+    `  columns: ${Object.entries(plan.columns)
+      .map(([field, header]) => (field === header ? field : `${field} ← ${JSON.stringify(header)}`))
+      .join(', ')}`,
+  ];
+  if (plan.unknownColumns.length > 0) {
+    lines.push(`  ignored columns: ${plan.unknownColumns.map((h) => JSON.stringify(h)).join(', ')}`);
+  }
+  if (plan.resumedCreated > 0) lines.push(`  resuming: ${plan.resumedCreated} rows already created will be skipped`);
+  return `${lines.join('\n')}\n`;
+}
+
+function formatSummary(summary: ImportSummary, options: ImportOptions): string {
+  const c = summary.counts;
+  const parts = summary.dryRun
+    ? [`${c.valid} valid`, `${c.invalid} invalid`, `${c.duplicate} duplicate`]
+    : [`${c.created} created`, `${c.failed} failed`, `${c.invalid} invalid`, `${c.duplicate} duplicate`];
+  if (c.skipped) parts.push(`${c.skipped} skipped (created earlier)`);
+  if (c.not_attempted) parts.push(`${c.not_attempted} not attempted`);
+  const lines = [
+    `${summary.dryRun ? 'Validated' : 'Imported'} ${summary.rows} rows in ${formatDuration(summary.elapsedMs)} (${summary.rowsPerSecond} rows/s): ${parts.join(', ')}`,
+  ];
+  if (summary.topErrors.length > 0) {
+    lines.push(`  top errors: ${summary.topErrors.map((e) => `${e.code} ×${e.count}`).join(', ')}`);
+  }
+  lines.push(`  results: ${summary.results}`);
+  if (summary.failed) lines.push(`  rows to fix and import again: ${summary.failed}`);
+  if (summary.stopped) {
+    lines.push(`ccs-bulk: stopped: ${summary.stopped.message}`);
+    if (summary.stopped.reason !== 'input_error') lines.push(`  to continue: ${resumeCommand(options.commandLine)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The command as typed, with --resume instead of --overwrite. */
+export function resumeCommand(commandLine: readonly string[]): string {
+  const args = commandLine.filter((arg) => arg !== '--overwrite' && arg !== '--resume');
+  return ['ccs-bulk', ...args, '--resume'].map(shellQuote).join(' ');
+}
+
+function shellQuote(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}

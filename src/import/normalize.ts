@@ -1,0 +1,62 @@
+/**
+ * Value normalizers for row checks: each returns the normalized value or undefined.
+ * Countries and currencies come from maintained datasets, not hand-typed tables.
+ */
+import { createRequire } from 'node:module';
+import countries from 'i18n-iso-countries';
+
+const require = createRequire(import.meta.url);
+countries.registerLocale(require('i18n-iso-countries/langs/en.json'));
+// CommonJS without a default export in its types.
+const currencyCodes: typeof import('currency-codes') = require('currency-codes');
+
+export type DateFormat = 'YYYY-MM-DD' | 'DD/MM/YYYY' | 'MM/DD/YYYY';
+
+/** ISO 3166-1 alpha-2, alpha-3 or an English name (any case) → alpha-2. */
+export function toCountryCode(value: string): string | undefined {
+  const upper = value.toUpperCase();
+  if (upper.length === 2) return countries.isValid(upper) ? upper : undefined;
+  if (upper.length === 3 && /^[A-Z]{3}$/.test(upper)) return countries.alpha3ToAlpha2(upper) || undefined;
+  return countries.getAlpha2Code(value, 'en') || undefined;
+}
+
+/** ISO 4217 alphabetic code (any case) → upper case. */
+export function toCurrencyCode(value: string): string | undefined {
+  const upper = value.toUpperCase();
+  return /^[A-Z]{3}$/.test(upper) && currencyCodes.code(upper) !== undefined ? upper : undefined;
+}
+
+const ISO_DATE = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ][\d:.]+(?:Z|[+-]\d\d:?\d\d)?)?$/;
+const SLASHED = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$/;
+
+/**
+ * A real calendar date → YYYY-MM-DD. ISO dates are always accepted (spreadsheet date cells
+ * arrive as ISO); --date-format adds one day-first or month-first form.
+ */
+export function toIsoDate(value: string, format: DateFormat): string | undefined {
+  let year: number;
+  let month: number;
+  let day: number;
+  const iso = ISO_DATE.exec(value);
+  const slashed = iso ? null : format !== 'YYYY-MM-DD' ? SLASHED.exec(value) : null;
+  if (iso) {
+    [year, month, day] = [Number(iso[1]), Number(iso[2]), Number(iso[3])];
+  } else if (slashed) {
+    const [a, b] = [Number(slashed[1]), Number(slashed[2])];
+    [day, month] = format === 'DD/MM/YYYY' ? [a, b] : [b, a];
+    year = Number(slashed[3]);
+  } else {
+    return undefined;
+  }
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return undefined;
+  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+}
+
+/**
+ * Undoes the export's formula-injection escape: a cell written as `'=…` (or `'+ '- '@`,
+ * tab, CR) is read back without the quote, so export → import round-trips.
+ */
+export function unescapeFormula(value: string): string {
+  return value.length > 1 && value[0] === "'" && '=+-@\t\r'.includes(value[1] as string) ? value.slice(1) : value;
+}

@@ -1,0 +1,218 @@
+/**
+ * The results file: one line per row outcome, written as rows finish. Each line is one
+ * synchronous write(2) of a whole CSV record, so a crash (even kill -9) leaves complete
+ * lines, and at worst a torn last one, which resume drops. Mode 0600: it holds personal data.
+ */
+import {
+  closeSync,
+  constants,
+  createReadStream,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readSync,
+  renameSync,
+  writeSync,
+} from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { CsvError, parse } from 'csv-parse';
+import { stringify } from 'csv-stringify/sync';
+import { InputError, UsageError } from '../errors.js';
+
+export const RESULT_COLUMNS = [
+  'row',
+  'outcome',
+  'client_id',
+  'http_status',
+  'attempts',
+  'idempotency_key',
+  'error_type',
+  'error_code',
+  'error_param',
+  'error_message',
+  'request_id',
+] as const;
+
+export const OUTCOMES = ['created', 'valid', 'failed', 'invalid', 'duplicate', 'skipped', 'not_attempted'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export interface ResultLine {
+  row: number;
+  outcome: Outcome;
+  clientId?: string | undefined;
+  httpStatus?: number | undefined;
+  attempts?: number | undefined;
+  key?: string | undefined;
+  errorType?: string | undefined;
+  errorCode?: string | undefined;
+  errorParam?: string | undefined;
+  errorMessage?: string | undefined;
+  requestId?: string | undefined;
+  values: readonly string[];
+}
+
+export interface ResultsFile {
+  path: string;
+  /** Keys already `created` in the file being resumed → client id. */
+  created: Map<string, string>;
+  write(line: ResultLine): void;
+  close(): void;
+}
+
+const PRIVATE = 0o600;
+
+export function formatLine(line: ResultLine): string {
+  return stringify([
+    [
+      String(line.row),
+      line.outcome,
+      line.clientId ?? '',
+      line.httpStatus === undefined ? '' : String(line.httpStatus),
+      line.attempts === undefined ? '' : String(line.attempts),
+      line.key ?? '',
+      line.errorType ?? '',
+      line.errorCode ?? '',
+      line.errorParam ?? '',
+      line.errorMessage ?? '',
+      line.requestId ?? '',
+      ...line.values,
+    ],
+  ]);
+}
+
+export interface OpenResultsOptions {
+  headers: readonly string[];
+  resume: boolean;
+  overwrite: boolean;
+  /** Collect lines and write them in 64 KiB blocks (validate: nothing on the service to match). */
+  buffered?: boolean;
+}
+
+export async function openResults(path: string, options: OpenResultsOptions): Promise<ResultsFile> {
+  const exists = await stat(path).then(
+    () => true,
+    () => false,
+  );
+  if (exists && !options.resume && !options.overwrite) {
+    throw new UsageError(
+      `results file ${path} already exists: add --resume to continue that run, or --overwrite to replace it`,
+      'results_exist',
+    );
+  }
+  let created = new Map<string, string>();
+  let fd: number;
+  if (exists && options.resume) {
+    created = await compactForResume(path);
+    fd = openSync(path, constants.O_WRONLY | constants.O_APPEND);
+  } else {
+    fd = openPrivate(path, 'w');
+    writeSync(fd, stringify([[...RESULT_COLUMNS, ...options.headers]]));
+  }
+  let pending = '';
+  const flush = () => {
+    if (pending !== '') writeSync(fd, pending);
+    pending = '';
+  };
+  return {
+    path,
+    created,
+    write(line) {
+      if (!options.buffered) {
+        writeSync(fd, formatLine(line));
+        return;
+      }
+      pending += formatLine(line);
+      if (pending.length > 65_536) flush();
+    },
+    close() {
+      flush();
+      fsyncSync(fd);
+      closeSync(fd);
+    },
+  };
+}
+
+function openPrivate(path: string, flags: 'w' | 'wx'): number {
+  try {
+    const fd = openSync(path, flags, PRIVATE);
+    return fd;
+  } catch (error) {
+    throw new UsageError(`cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`, 'output_unwritable');
+  }
+}
+
+/**
+ * Resume: keep only the `created` lines of the old file (every other row is processed again
+ * and gets a fresh line), drop a torn last line, and swap the file in atomically. So after
+ * any number of crashes and resumes each row has at most one `created` line.
+ */
+async function compactForResume(path: string): Promise<Map<string, string>> {
+  const complete = completeLength(path);
+  const created = new Map<string, string>();
+  const temp = `${path}.resume-${process.pid}.tmp`;
+  const out = openPrivate(temp, 'w');
+  try {
+    let header: string[] | undefined;
+    const parser = createReadStream(path, complete > 0 ? { start: 0, end: complete - 1 } : { start: 0, end: -1 }).pipe(
+      parse({ relax_column_count: true, skip_empty_lines: true, bom: true }),
+    );
+    const records = tornTolerant(parser as AsyncIterable<string[]>);
+    for await (const record of records) {
+      if (header === undefined) {
+        header = record;
+        if (RESULT_COLUMNS.some((column, i) => record[i] !== column)) {
+          throw new UsageError(`${path} is not a ccs-bulk results file (unexpected header); cannot --resume it`, 'results_foreign');
+        }
+        writeSync(out, stringify([record]));
+        continue;
+      }
+      const key = record[5];
+      if (record[1] === 'created' && key) {
+        created.set(key, record[2] ?? '');
+        writeSync(out, stringify([record]));
+      }
+    }
+    if (header === undefined) {
+      throw new UsageError(`${path} is empty; use --overwrite to start a fresh results file`, 'results_foreign');
+    }
+    fsyncSync(out);
+  } catch (error) {
+    closeSync(out);
+    if (error instanceof UsageError) throw error;
+    throw new InputError(`cannot read results file ${path} to resume: ${(error as Error).message}`, 'results_unreadable', {
+      file: path,
+    });
+  }
+  closeSync(out);
+  renameSync(temp, path);
+  return created;
+}
+
+/** Length of the file up to and including its last newline: a torn last line is left out. */
+function completeLength(path: string): number {
+  const fd = openSync(path, 'r');
+  try {
+    let end = fstatSync(fd).size;
+    const chunk = Buffer.alloc(65_536);
+    while (end > 0) {
+      const start = Math.max(0, end - chunk.length);
+      const read = readSync(fd, chunk, 0, end - start, start);
+      const at = chunk.subarray(0, read).lastIndexOf(0x0a);
+      if (at >= 0) return start + at + 1;
+      end = start;
+    }
+    return 0;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A kill can cut a line inside a quoted multi-line field: that torn record is dropped. */
+async function* tornTolerant(records: AsyncIterable<string[]>): AsyncIterable<string[]> {
+  try {
+    yield* records;
+  } catch (error) {
+    if (error instanceof CsvError && error.code === 'CSV_QUOTE_NOT_CLOSED') return;
+    throw error;
+  }
+}

@@ -1,0 +1,267 @@
+/**
+ * The import pipeline: read → map columns → validate → key → drop duplicates → send → record.
+ * The plan (source, column mapping, results file) is settled before the first request; then
+ * rows stream through a bounded send window, and every row read gets exactly one outcome.
+ */
+import { AuthError, CcsError, InputError, ServiceError } from '../errors.js';
+import { createProgress, NO_PROGRESS, type ProgressMode } from '../progress.js';
+import type { ServiceClient } from '../service/client.js';
+import { type ColumnPlan, mapColumns } from './columns.js';
+import { openFailed } from './failed.js';
+import type { Field } from './fields.js';
+import { keyOf, toCreateBody } from './key.js';
+import type { DateFormat } from './normalize.js';
+import { openRows, type RawRecord, type ReadOptions, type SourceInfo } from './read/index.js';
+import { OUTCOMES, type Outcome, openResults, type ResultLine } from './results.js';
+import { createSendWindow } from './send-window.js';
+import { type ClientFields, rowSchema, validateRow } from './validate-row.js';
+
+export interface ImportClientsOptions {
+  file: string;
+  /** Required unless dryRun. */
+  service?: ServiceClient | undefined;
+  dryRun?: boolean;
+  results?: string;
+  failed?: string | undefined;
+  resume?: boolean;
+  overwrite?: boolean;
+  map?: Partial<Record<Field, string>>;
+  dateFormat?: DateFormat;
+  read?: ReadOptions;
+  liquidityType?: string;
+  concurrency?: number;
+  rate?: number | undefined;
+  maxErrors?: number | undefined;
+  /** Abort = stop reading, finish what is in flight, flush (Ctrl-C). */
+  signal?: AbortSignal | undefined;
+  progress?: { stream: NodeJS.WritableStream & { isTTY?: boolean }; mode: ProgressMode; intervalMs?: number };
+  /** Called once the plan is settled, before any row is sent (validate prints it). */
+  onPlan?: (plan: ImportPlan) => void;
+}
+
+export interface ImportPlan {
+  source: SourceInfo;
+  columns: Partial<Record<Field, string>>;
+  unknownColumns: string[];
+  results: string;
+  resumedCreated: number;
+}
+
+export type StopReason = 'auth' | 'interrupted' | 'max_errors' | 'input_error';
+
+export interface ImportSummary {
+  file: string;
+  results: string;
+  failed: string | undefined;
+  dryRun: boolean;
+  rows: number;
+  counts: Record<Outcome, number>;
+  topErrors: { code: string; count: number }[];
+  elapsedMs: number;
+  rowsPerSecond: number;
+  source: SourceInfo;
+  columns: Partial<Record<Field, string>>;
+  unknownColumns: string[];
+  stopped: { reason: StopReason; message: string; code: string } | undefined;
+}
+
+export async function importClients(options: ImportClientsOptions): Promise<ImportSummary> {
+  const dryRun = options.dryRun === true;
+  const service = options.service;
+  if (!dryRun && !service) throw new TypeError('importClients needs a service client unless dryRun');
+  const started = Date.now();
+  const resultsPath = options.results ?? `${options.file}.results.csv`;
+
+  // Plan: everything that can refuse the run does so before the first request.
+  const source = await openRows(options.file, options.read ?? {});
+  let plan: ColumnPlan;
+  let results: Awaited<ReturnType<typeof openResults>>;
+  try {
+    plan = mapColumns(options.file, source.headers, options.map ?? {});
+    results = await openResults(resultsPath, {
+      headers: source.headers,
+      resume: options.resume === true,
+      overwrite: options.overwrite === true,
+      buffered: dryRun,
+    });
+  } catch (error) {
+    await source.close();
+    throw error;
+  }
+  const failedFile = options.failed === undefined ? undefined : openFailed(options.failed, source.headers);
+  const columns = Object.fromEntries(
+    Object.entries(plan.columns).map(([field, index]) => [field, source.headers[index] ?? '']),
+  ) as Partial<Record<Field, string>>;
+  options.onPlan?.({
+    source: source.info,
+    columns,
+    unknownColumns: plan.unknown,
+    results: resultsPath,
+    resumedCreated: results.created.size,
+  });
+
+  const schema = rowSchema({
+    dateFormat: options.dateFormat ?? 'YYYY-MM-DD',
+    liquidityType: options.liquidityType ?? 'chain',
+  });
+  const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
+  const errorCodes = new Map<string, number>();
+  const seen = new Map<string, number>();
+  const window = createSendWindow(options.concurrency ?? 8, options.rate);
+  const progress = options.progress ? createProgress({ unit: 'rows', ...options.progress }) : NO_PROGRESS;
+  let rows = 0;
+  let errors = 0;
+  let stopped: ImportSummary['stopped'];
+
+  const stop = (reason: StopReason, message: string, code: string) => {
+    stopped ??= { reason, message, code };
+  };
+  const tick = () =>
+    progress.update({
+      done: rows,
+      fraction: source.info.sizeBytes > 0 ? source.bytesRead() / source.info.sizeBytes : undefined,
+      counters: dryRun
+        ? { valid: counts.valid, invalid: counts.invalid, duplicate: counts.duplicate }
+        : { created: counts.created, failed: counts.failed, invalid: counts.invalid, skipped: counts.skipped },
+    });
+
+  const record = (line: ResultLine, error?: string) => {
+    counts[line.outcome]++;
+    results.write(line);
+    if (error !== undefined) {
+      failedFile?.write(line.values, error);
+      const code = line.errorCode ?? line.outcome;
+      errorCodes.set(code, (errorCodes.get(code) ?? 0) + 1);
+      errors++;
+      if (options.maxErrors !== undefined && errors >= options.maxErrors) {
+        stop('max_errors', `stopped after ${errors} errors (--max-errors ${options.maxErrors})`, 'max_errors');
+      }
+    }
+    tick();
+  };
+
+  const send = async (raw: RawRecord, fields: ClientFields, key: string) => {
+    if (stopped && stopped.reason !== 'input_error') {
+      record({ row: raw.row, outcome: 'not_attempted', key, values: raw.values });
+      return;
+    }
+    try {
+      const reply = await service!.createClient(toCreateBody(fields, key));
+      record({
+        row: raw.row,
+        outcome: 'created',
+        clientId: reply.data.id,
+        httpStatus: reply.status,
+        attempts: reply.attempts,
+        key,
+        requestId: reply.requestId,
+        values: raw.values,
+      });
+    } catch (error) {
+      const failure = asServiceError(error);
+      if (failure instanceof AuthError) stop('auth', failure.message, 'auth');
+      record(
+        {
+          row: raw.row,
+          outcome: 'failed',
+          httpStatus: failure.status,
+          attempts: failure.attempts,
+          key,
+          errorType: failure.type,
+          errorCode: failure.errorCode ?? failure.code,
+          errorParam: failure.param,
+          errorMessage: failure.message,
+          requestId: failure.requestId,
+          values: raw.values,
+        },
+        failure.message,
+      );
+    }
+  };
+
+  try {
+    for await (const raw of source.records) {
+      if (options.signal?.aborted) {
+        stop('interrupted', 'interrupted', 'interrupted');
+        break;
+      }
+      rows++;
+      // After a stop (auth, --max-errors) the rest of the file is still accounted for.
+      if (stopped) {
+        record({ row: raw.row, outcome: 'not_attempted', values: raw.values });
+        continue;
+      }
+      const check = validateRow(raw.values, plan, schema);
+      if (!check.ok) {
+        const message = check.issues.join('; ');
+        record({ row: raw.row, outcome: 'invalid', errorType: 'validation', errorCode: 'invalid_row', errorMessage: message, values: raw.values }, message);
+        continue;
+      }
+      const key = keyOf(check.value);
+      const first = seen.get(key);
+      if (first !== undefined) {
+        record({
+          row: raw.row,
+          outcome: 'duplicate',
+          key,
+          errorMessage: `same idempotency key as row ${first}`,
+          values: raw.values,
+        });
+        continue;
+      }
+      seen.set(key, raw.row);
+      if (results.created.has(key)) {
+        // Its `created` line from the earlier run stays in the results file.
+        counts.skipped++;
+        tick();
+        continue;
+      }
+      if (dryRun) {
+        record({ row: raw.row, outcome: 'valid', key, values: raw.values });
+        continue;
+      }
+      await window.slot();
+      if (options.signal?.aborted) {
+        record({ row: raw.row, outcome: 'not_attempted', key, values: raw.values });
+        stop('interrupted', 'interrupted', 'interrupted');
+        break;
+      }
+      window.run(() => send(raw, check.value, key));
+    }
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    stop('input_error', error.message, error.code);
+  } finally {
+    await window.drain();
+    await source.close();
+    progress.stop();
+    results.close();
+    failedFile?.close();
+  }
+
+  const elapsedMs = Date.now() - started;
+  return {
+    file: options.file,
+    results: resultsPath,
+    failed: options.failed,
+    dryRun,
+    rows,
+    counts,
+    topErrors: [...errorCodes]
+      .map(([code, count]) => ({ code, count }))
+      .sort((a, b) => b.count - a.count)
+      .slice(0, 5),
+    elapsedMs,
+    rowsPerSecond: Math.round(rows / Math.max(0.001, elapsedMs / 1000)),
+    source: source.info,
+    columns,
+    unknownColumns: plan.unknown,
+    stopped,
+  };
+}
+
+function asServiceError(error: unknown): ServiceError {
+  if (error instanceof ServiceError) return error;
+  const message = error instanceof CcsError || error instanceof Error ? error.message : String(error);
+  return new ServiceError(`request not completed: ${message}`, { type: 'client_error' }, { code: 'not_sent' });
+}

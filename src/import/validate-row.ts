@@ -1,0 +1,118 @@
+/**
+ * Row checks (zod). Bad rows are data, not exceptions: the result lists every problem,
+ * as `field: what is wrong`, and the run goes on.
+ */
+import { z } from 'zod';
+import type { ColumnPlan } from './columns.js';
+import type { Field } from './fields.js';
+import { type DateFormat, toCountryCode, toCurrencyCode, toIsoDate, unescapeFormula } from './normalize.js';
+
+export interface ClientFields {
+  name: string;
+  email: string;
+  country: string;
+  address: string;
+  currency?: string;
+  application_date?: string;
+  liquidity_type: string;
+  /** the row's own key, when the file has an idempotency_key column */
+  idempotency_key?: string;
+}
+
+export type RowCheck = { ok: true; value: ClientFields } | { ok: false; issues: string[] };
+
+export interface RowRules {
+  dateFormat: DateFormat;
+  liquidityType: string;
+}
+
+const MAX_LENGTH = 1000;
+
+const required = z.string().min(1, 'required, but empty').max(MAX_LENGTH, `longer than ${MAX_LENGTH} characters`);
+const optional = z.string().max(MAX_LENGTH, `longer than ${MAX_LENGTH} characters`).optional();
+
+function converted(convert: (value: string) => string | undefined, describe: (value: string) => string) {
+  return (value: string, ctx: z.RefinementCtx) => {
+    const result = convert(value);
+    if (result === undefined) {
+      ctx.addIssue({ code: 'custom', message: describe(value) });
+      return z.NEVER;
+    }
+    return result;
+  };
+}
+
+export function rowSchema(rules: RowRules) {
+  return z.object({
+    name: required,
+    email: required.pipe(z.email({ error: (issue) => `not an e-mail address (${JSON.stringify(issue.input)})` })),
+    country: required.transform(
+      converted(toCountryCode, (v) => `unknown country ${JSON.stringify(v)} (use ISO 3166 alpha-2, alpha-3 or the English name)`),
+    ),
+    address: required,
+    currency: optional.transform((value, ctx) =>
+      value === undefined ? undefined : converted(toCurrencyCode, (v) => `not an ISO 4217 currency code (${JSON.stringify(v)})`)(value, ctx),
+    ),
+    application_date: optional.transform((value, ctx) =>
+      value === undefined
+        ? undefined
+        : converted(
+            (v) => toIsoDate(v, rules.dateFormat),
+            (v) => `not a real date in ${rules.dateFormat} (${JSON.stringify(v)})`,
+          )(value, ctx),
+    ),
+    liquidity_type: z
+      .string()
+      .optional()
+      .transform((value) => (value ?? rules.liquidityType).toLowerCase())
+      .refine((value) => value === 'chain', { error: (issue) => `only "chain" is documented (got ${JSON.stringify(issue.input)})` }),
+    idempotency_key: z
+      .string()
+      .max(255, 'longer than 255 characters')
+      .regex(/^[\x21-\x7e]+$/, 'only printable ASCII without spaces')
+      .optional(),
+  });
+}
+
+/** Reads one record through the plan: trimmed, formula escape undone, empty = absent. */
+export function pickFields(values: readonly string[], plan: ColumnPlan): Partial<Record<Field, string>> {
+  const picked: Partial<Record<Field, string>> = {};
+  for (const [field, index] of Object.entries(plan.columns) as [Field, number][]) {
+    const value = unescapeFormula(values[index] ?? '').trim();
+    if (value !== '') picked[field] = value;
+  }
+  return picked;
+}
+
+export function validateRow(
+  values: readonly string[],
+  plan: ColumnPlan,
+  schema: ReturnType<typeof rowSchema>,
+): RowCheck {
+  const issues: string[] = [];
+  const width = plan.headers.length;
+  if (values.length !== width) {
+    issues.push(`row has ${values.length} field${values.length === 1 ? '' : 's'} but the header has ${width}`);
+  }
+  const picked = pickFields(values, plan);
+  const parsed = schema.safeParse(picked);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const field = String(issue.path[0] ?? 'row');
+      const message = issue.code === 'invalid_type' && issue.input === undefined ? 'required, but empty' : issue.message;
+      issues.push(`${field}: ${message}`);
+    }
+  }
+  if (issues.length > 0 || !parsed.success) return { ok: false, issues };
+  const value: ClientFields = {
+    name: parsed.data.name,
+    email: parsed.data.email,
+    country: parsed.data.country,
+    address: parsed.data.address,
+    liquidity_type: parsed.data.liquidity_type,
+  };
+  if (parsed.data.currency !== undefined) value.currency = parsed.data.currency;
+  if (parsed.data.application_date !== undefined) value.application_date = parsed.data.application_date;
+  if (parsed.data.idempotency_key !== undefined) value.idempotency_key = parsed.data.idempotency_key;
+  return { ok: true, value };
+}

@@ -1,0 +1,45 @@
+/**
+ * The one place that ends the process: maps the error family to SPEC.md exit codes and
+ * prints expected failures as one clear line, never a stack trace.
+ */
+import { runCli } from './cli.js';
+import { isCcsError } from './errors.js';
+
+export async function main(argv: string[]): Promise<never> {
+  const interrupt = new AbortController();
+  let interrupts = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupts++;
+    if (interrupts === 1) {
+      interrupt.abort(new Error(signal));
+      return;
+    }
+    // Second Ctrl-C: leave now. Results lines are single synchronous writes, so none is torn.
+    process.stderr.write('\nccs-bulk: stopped at once (second interrupt)\n');
+    process.exit(3);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  let code: number;
+  try {
+    code = await runCli(argv, process.env, { stdout: process.stdout, stderr: process.stderr, signal: interrupt.signal });
+  } catch (error) {
+    if (isCcsError(error)) {
+      process.stderr.write(`ccs-bulk: error: ${error.message}\n`);
+      code = error.exitCode;
+    } else {
+      process.stderr.write(`ccs-bulk: internal error (please report): ${(error as Error)?.stack ?? String(error)}\n`);
+      code = 1;
+    }
+  }
+  await drain(process.stdout);
+  process.exit(code);
+}
+
+function drain(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.writableLength === 0) resolve();
+    else stream.once('drain', () => resolve());
+  });
+}

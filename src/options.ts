@@ -1,0 +1,200 @@
+/**
+ * Flags + environment → one resolved, validated options object, once. Nothing after this
+ * file reads process.env or argv. Secrets come from the environment or a file, never from a
+ * bare flag that would show in `ps`.
+ */
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import type { ExportArgv, ImportArgv } from './cli.js';
+import { UsageError } from './errors.js';
+import type { ExportOptions } from './export/options.js';
+import { FIELDS, type Field } from './import/fields.js';
+import type { DateFormat } from './import/normalize.js';
+import type { ReadOptions } from './import/read/index.js';
+import type { SignatureScheme } from './service/signing.js';
+import { checkBaseUrl } from './service/url.js';
+
+/** Where requests go: the in-process emulator, or a configured service. */
+export type Connection =
+  | { kind: 'sandbox' }
+  | { kind: 'service'; baseUrl: string; token: string; signingKeyFile: string | undefined };
+
+export interface CommonOptions {
+  connection: Connection | undefined;
+  scheme: SignatureScheme;
+  retries: number;
+  timeoutMs: number;
+  quiet: boolean;
+  json: boolean;
+}
+
+export interface ImportOptions extends CommonOptions {
+  file: string;
+  results: string;
+  failed: string | undefined;
+  resume: boolean;
+  overwrite: boolean;
+  dryRun: boolean;
+  map: Partial<Record<Field, string>>;
+  dateFormat: DateFormat;
+  read: ReadOptions;
+  applicationDateField: string;
+  liquidityType: string;
+  concurrency: number;
+  rate: number | undefined;
+  maxErrors: number | undefined;
+  /** The arguments as typed, to print the exact resume command. */
+  commandLine: readonly string[];
+}
+
+const positiveInt = (flag: string, max: number) =>
+  z
+    .number({ error: `${flag} must be a number` })
+    .int(`${flag} must be a whole number`)
+    .min(1, `${flag} must be at least 1`)
+    .max(max, `${flag} must be at most ${max}`);
+
+function check<T>(schema: z.ZodType<T>, value: unknown): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new UsageError(parsed.error.issues[0]?.message ?? 'invalid option', 'bad_option');
+  return parsed.data;
+}
+
+/** `\t`, `tab` and the character itself all mean a tab. */
+function parseDelimiter(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const named: Record<string, string> = { '\\t': '\t', tab: '\t', comma: ',', semicolon: ';', pipe: '|' };
+  const delimiter = named[text.toLowerCase()] ?? text;
+  if ([...delimiter].length !== 1 || /["\r\n]/.test(delimiter)) {
+    throw new UsageError(`--delimiter must be one character (or tab), got "${text}"`, 'bad_option');
+  }
+  return delimiter;
+}
+
+function parseMap(entries: readonly string[] | undefined): Partial<Record<Field, string>> {
+  const map: Partial<Record<Field, string>> = {};
+  for (const entry of entries ?? []) {
+    const at = entry.indexOf('=');
+    const field = entry.slice(0, at).trim().toLowerCase() as Field;
+    const header = entry.slice(at + 1);
+    if (at <= 0 || header.trim() === '') {
+      throw new UsageError(`--map takes field=Header, got "${entry}"`, 'bad_option');
+    }
+    if (!FIELDS.includes(field)) {
+      throw new UsageError(`--map: unknown field "${field}"; fields are ${FIELDS.join(', ')}`, 'bad_option');
+    }
+    map[field] = header;
+  }
+  return map;
+}
+
+const ENV_HELP =
+  'set CCS_BASE_URL and CCS_TOKEN (or --base-url and --token-file), or use --sandbox for a local rehearsal';
+
+async function readToken(argv: { tokenFile?: string | undefined }, env: NodeJS.ProcessEnv): Promise<string> {
+  if (argv.tokenFile !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(argv.tokenFile, 'utf8');
+    } catch (error) {
+      throw new UsageError(
+        `cannot read --token-file ${argv.tokenFile}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+        'token_unreadable',
+      );
+    }
+    const token = text.trim();
+    if (token === '' || /\s/.test(token)) {
+      throw new UsageError(`--token-file ${argv.tokenFile} must hold the token alone on one line`, 'token_invalid');
+    }
+    return token;
+  }
+  const token = env.CCS_TOKEN?.trim();
+  if (!token) throw new UsageError(`no API token: ${ENV_HELP}`, 'token_missing');
+  return token;
+}
+
+async function resolveConnection(
+  argv: { sandbox?: boolean | undefined; baseUrl?: string | undefined; tokenFile?: string | undefined },
+  env: NodeJS.ProcessEnv,
+  signingKeyFile: string | undefined,
+): Promise<Connection> {
+  if (argv.sandbox) {
+    if (argv.baseUrl !== undefined) throw new UsageError('--sandbox and --base-url exclude each other', 'bad_option');
+    return { kind: 'sandbox' };
+  }
+  const baseUrl = argv.baseUrl ?? env.CCS_BASE_URL;
+  if (!baseUrl) throw new UsageError(`no service base URL: ${ENV_HELP}`, 'base_url_missing');
+  checkBaseUrl(baseUrl);
+  const token = await readToken(argv, env);
+  return { kind: 'service', baseUrl, token, signingKeyFile };
+}
+
+function common(argv: ImportArgv | ExportArgv) {
+  return {
+    retries: check(z.number().int().min(0, '--retries must be 0 or more').max(20, '--retries must be at most 20'), argv.retries),
+    timeoutMs: check(z.number().positive('--timeout must be positive').max(3600), argv.timeout) * 1000,
+    quiet: argv.quiet === true,
+    json: argv.json === true,
+  };
+}
+
+export async function resolveImportOptions(
+  argv: ImportArgv,
+  env: NodeJS.ProcessEnv,
+  mode: { dryRun: boolean; commandLine: readonly string[] },
+): Promise<ImportOptions> {
+  if (argv.resume && argv.overwrite) throw new UsageError('--resume and --overwrite exclude each other', 'bad_option');
+  const signingKeyFile = argv.signingKey ?? env.CCS_SIGNING_KEY_FILE ?? undefined;
+  const connection = mode.dryRun ? undefined : await resolveConnection(argv, env, signingKeyFile);
+  if (connection?.kind === 'service' && connection.signingKeyFile === undefined) {
+    throw new UsageError(
+      'no signing key: set CCS_SIGNING_KEY_FILE or --signing-key to the RSA-4096 private key PEM (ccs-bulk keygen makes one)',
+      'key_missing',
+    );
+  }
+  const read: ReadOptions = {};
+  if (argv.encoding !== undefined) read.encoding = argv.encoding;
+  const delimiter = parseDelimiter(argv.delimiter);
+  if (delimiter !== undefined) read.delimiter = delimiter;
+  if (argv.sheet !== undefined) read.sheet = argv.sheet;
+  if (argv.maxRecordSize !== undefined) read.maxRecordSize = check(positiveInt('--max-record-size', 2 ** 30), argv.maxRecordSize);
+  const field = argv.applicationDateField.trim();
+  if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(field)) {
+    throw new UsageError(`--application-date-field "${field}" is not a usable JSON field name`, 'bad_option');
+  }
+  return {
+    ...common(argv),
+    connection,
+    scheme: { hash: argv.signatureHash, padding: argv.signaturePadding },
+    file: argv.file,
+    results: argv.results ?? `${argv.file}.results.csv`,
+    failed: argv.failed,
+    resume: argv.resume === true,
+    overwrite: argv.overwrite === true,
+    dryRun: mode.dryRun,
+    map: parseMap(argv.map),
+    dateFormat: argv.dateFormat,
+    read,
+    applicationDateField: field,
+    liquidityType: argv.liquidityType.trim(),
+    concurrency: check(positiveInt('--concurrency', 1024), argv.concurrency),
+    rate: argv.rate === undefined ? undefined : check(z.number().positive('--rate must be positive'), argv.rate),
+    maxErrors: argv.maxErrors === undefined ? undefined : check(positiveInt('--max-errors', 2 ** 31), argv.maxErrors),
+    commandLine: mode.commandLine,
+  };
+}
+
+export interface ResolvedExportOptions extends CommonOptions {
+  export: ExportOptions;
+}
+
+export async function resolveExportOptions(argv: ExportArgv, env: NodeJS.ProcessEnv): Promise<ResolvedExportOptions> {
+  const connection = await resolveConnection(argv, env, undefined);
+  const { parseExportOptions } = await import('./export/options.js');
+  return {
+    ...common(argv),
+    connection,
+    scheme: { hash: 'sha256', padding: 'pkcs1' },
+    export: parseExportOptions(argv),
+  };
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 30_000,
+    // Two cores: files run in parallel, each starts its own sandbox on port 0.
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
