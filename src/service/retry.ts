@@ -37,6 +37,8 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
   const text = value.trim();
   if (text === '') return undefined;
   if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // An HTTP-date names its day and month; anything else (e.g. "-1") is unreadable.
+  if (!/[a-z]{3}/i.test(text)) return undefined;
   const date = Date.parse(text);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);

@@ -1,0 +1,22 @@
+/** The library API: the same work as the CLI, importable. */
+export {
+  AuthError,
+  CcsError,
+  InputError,
+  NetworkError,
+  ServiceError,
+  StoppedError,
+  UsageError,
+} from './errors.js';
+export { exportClients } from './export/run-export.js';
+export type { ImportClientsOptions, ImportPlan, ImportSummary } from './import/run-import.js';
+export { importClients } from './import/run-import.js';
+export type { Sandbox, SandboxOptions } from './sandbox/index.js';
+export { startSandbox } from './sandbox/index.js';
+export type { ServiceClient, ServiceClientOptions } from './service/client.js';
+export { createServiceClient } from './service/client.js';
+export { loadSigningKey, publicKeyFingerprint } from './service/keys.js';
+export { DEFAULT_RETRY, parseRetryAfter, retryDelay } from './service/retry.js';
+export type { Client, CreateClientBody, ListClientsQuery } from './service/schemas.js';
+export type { SignatureScheme, Signer } from './service/signing.js';
+export { createSigner, generateRsaKeyPair, verifySignature } from './service/signing.js';

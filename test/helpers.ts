@@ -1,0 +1,71 @@
+/** Shared test plumbing: temp dirs, the built CLI as a child process, sandbox key files. */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const BIN = join(ROOT, 'dist', 'bin.js');
+
+export async function makeTempDir(): Promise<{ dir: string; cleanup(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'ccs-bulk-test-'));
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  timeoutMs?: number;
+  input?: string;
+}
+
+/** Runs `node dist/bin.js ...args` with a clean environment (no CCS_* leaking in). */
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('CCS_') && value !== undefined) env[name] = value;
+  }
+  for (const [name, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env, stdio: 'pipe' });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** Writes the sandbox's private key where the CLI can read it (mode 0600, as a user would). */
+export async function writeKeyFile(dir: string, pem: string | undefined): Promise<string> {
+  if (pem === undefined) throw new Error('sandbox has no private key');
+  const path = join(dir, 'private.pem');
+  await writeFile(path, pem, { mode: 0o600 });
+  return path;
+}
+
+/** Environment that points the CLI at a sandbox. */
+export function sandboxEnv(sandbox: { url: string; token: string }, keyFile: string): Record<string, string> {
+  return { CCS_BASE_URL: sandbox.url, CCS_TOKEN: sandbox.token, CCS_SIGNING_KEY_FILE: keyFile };
+}
