@@ -69,3 +69,19 @@ export async function writeKeyFile(dir: string, pem: string | undefined): Promis
 export function sandboxEnv(sandbox: { url: string; token: string }, keyFile: string): Record<string, string> {
   return { CCS_BASE_URL: sandbox.url, CCS_TOKEN: sandbox.token, CCS_SIGNING_KEY_FILE: keyFile };
 }
+
+/** A CSV of `count` valid, distinct client rows (deterministic), with the given header. */
+export function validRows(count: number, start = 1): string[][] {
+  return Array.from({ length: count }, (_, i) => {
+    const n = start + i;
+    return [`Client ${n}, Ltd`, `client${n}@example.com`, n % 2 ? 'DE' : 'France', `Street ${n}\nTown ${n}`, 'EUR', '2024-05-17'];
+  });
+}
+
+export const CLIENT_HEADER = ['name', 'email', 'country', 'address', 'currency', 'application_date'];
+
+export async function readResults(path: string): Promise<string[][]> {
+  const { parse } = await import('csv-parse/sync');
+  const { readFile } = await import('node:fs/promises');
+  return (parse(await readFile(path), { relax_column_count: true }) as string[][]).slice(1);
+}

@@ -101,7 +101,8 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
   }
   let created = new Map<string, string>();
   let fd: number;
-  if (exists && options.resume) {
+  // A file with no complete line (a crash while it was being created) records nothing.
+  if (exists && options.resume && completeLength(path) > 0) {
     created = await compactForResume(path);
     fd = openSync(path, constants.O_WRONLY | constants.O_APPEND);
   } else {
@@ -153,7 +154,7 @@ async function compactForResume(path: string): Promise<Map<string, string>> {
   const out = openPrivate(temp, 'w');
   try {
     let header: string[] | undefined;
-    const parser = createReadStream(path, complete > 0 ? { start: 0, end: complete - 1 } : { start: 0, end: -1 }).pipe(
+    const parser = createReadStream(path, { start: 0, end: complete - 1 }).pipe(
       parse({ relax_column_count: true, skip_empty_lines: true, bom: true }),
     );
     const records = tornTolerant(parser as AsyncIterable<string[]>);

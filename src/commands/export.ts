@@ -1,0 +1,81 @@
+/**
+ * `ccs-bulk export`: connect, run the export pipeline, print the summary. Failures are thrown
+ * (main.ts maps them: AuthError and an interrupt → 3, a broken server → 1, a refused page
+ * size → 2); this only adds a line saying what happened to the output.
+ *
+ * With --json the summary goes to stdout, except when the data itself goes there (`--out -`):
+ * then it goes to stderr as one JSON line, so stdout stays a clean CSV/JSONL stream.
+ */
+import { type ExitCode, UsageError } from '../errors.js';
+import { type ExportSummary, exportClients } from '../export/run-export.js';
+import type { Io } from '../io.js';
+import type { ResolvedExportOptions } from '../options.js';
+import { formatDuration } from '../progress.js';
+import { connect } from './connect.js';
+
+export async function runExport(options: ResolvedExportOptions, io: Io): Promise<ExitCode> {
+  const settings = options.export;
+  if (!options.connection)
+    throw new UsageError('export needs a service connection (or --sandbox)', 'connection_missing');
+  const toStdout = settings.out === '-';
+  const connected = await connect(
+    options.connection,
+    {
+      scheme: options.scheme,
+      retries: options.retries,
+      timeoutMs: options.timeoutMs,
+      // One connection per page in flight.
+      connections: settings.prefetch,
+      needSigner: false,
+      quiet: options.quiet,
+    },
+    io,
+  );
+  let summary: ExportSummary;
+  try {
+    summary = await exportClients({
+      ...settings,
+      service: connected.service,
+      out: toStdout ? io.stdout : settings.out,
+      signal: io.signal,
+      progress: { stream: io.stderr, mode: options.quiet ? 'none' : 'auto' },
+    });
+  } catch (error) {
+    io.stderr.write(
+      toStdout
+        ? 'ccs-bulk: export failed: what was written to stdout is incomplete\n'
+        : `ccs-bulk: export failed: ${settings.out} was not written (an existing file keeps its old content)\n`,
+    );
+    throw error;
+  } finally {
+    await connected.close();
+  }
+  const report: ExportSummary = { ...summary, out: toStdout ? 'stdout' : settings.out };
+  if (options.json) (toStdout ? io.stderr : io.stdout).write(`${JSON.stringify(report)}\n`);
+  if (!options.quiet) io.stderr.write(formatExportSummary(report));
+  return 0;
+}
+
+export function formatExportSummary(summary: ExportSummary): string {
+  const { filters } = summary;
+  const lines = [
+    `Exported ${summary.rows} clients in ${formatDuration(summary.elapsedMs)} (${summary.rowsPerSecond} rows/s) ` +
+      `to ${summary.out} (${summary.format}): ${summary.pages} pages of up to ${summary.pageSize}, ` +
+      `page base ${summary.pageBase ?? '?'}, ${filters.direction}`,
+  ];
+  const where = [
+    filters.status && `status in ${filters.status.join(',')}`,
+    filters.creditStatus && `credit_status in ${filters.creditStatus.join(',')}`,
+    filters.createdFrom && `created_at ≥ ${filters.createdFrom}`,
+  ].filter(Boolean);
+  if (where.length > 0) lines.push(`  filters: ${where.join(', ')}`);
+  lines.push(
+    summary.createdToPinned
+      ? `  created_at ≤ ${filters.createdTo}: pinned to the export's start (no --created-to), so clients created during the export are not included`
+      : `  created_at ≤ ${filters.createdTo}`,
+  );
+  if (summary.duplicatesDropped > 0) {
+    lines.push(`  ${summary.duplicatesDropped} clients sent again by the service were written once`);
+  }
+  return `${lines.join('\n')}\n`;
+}

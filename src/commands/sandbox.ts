@@ -1,0 +1,177 @@
+/**
+ * `ccs-bulk sandbox`: run the emulator in the foreground until Ctrl-C. A generated private
+ * key goes to a fresh 0700 temp dir as private.pem (0600) and only its path is printed, so
+ * the key never lands in a terminal scrollback or a CI log; the dir is removed on exit.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { UsageError } from '../errors.js';
+import { parsePublicKey } from '../sandbox/auth.js';
+import type { Sandbox, SandboxOptions } from '../sandbox/index.js';
+import { startSandbox } from '../sandbox/index.js';
+import type { SignatureHash, SignaturePadding } from '../service/signing.js';
+
+export interface SandboxCommandArgs {
+  port?: number;
+  host?: string;
+  token?: string;
+  /** SPKI PEM file holding the public key to verify X-Signature with */
+  publicKeyFile?: string;
+  seed?: number;
+  seedRandom?: number;
+  latency?: number;
+  jitter?: number;
+  failRate?: number;
+  throttleRate?: number;
+  rateLimit?: number;
+  /** seconds sent in Retry-After (default 1) */
+  retryAfter?: number;
+  dropRate?: number;
+  resetRate?: number;
+  authFailAfter?: number;
+  pageBase?: 0 | 1;
+  maxPageSize?: number;
+  applicationDateField?: string;
+  verifySignatures?: boolean;
+  signatureHash?: SignatureHash;
+  signaturePadding?: SignaturePadding;
+  /** one line per request on stderr */
+  verbose?: boolean;
+}
+
+export interface SandboxCommandIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  signal?: AbortSignal | undefined;
+}
+
+/** The CLI's historical default port (SPEC.md); the library defaults to an ephemeral one. */
+const DEFAULT_PORT = 4010;
+
+export async function runSandbox(args: SandboxCommandArgs, io: SandboxCommandIo): Promise<void> {
+  const options = await toOptions(args, io);
+  const sandbox = await startSandbox(options);
+  let keyDir: string | undefined;
+  try {
+    if (sandbox.privateKeyPem !== undefined) keyDir = await writeKeys(sandbox);
+    io.stdout.write(banner(sandbox, args, keyDir));
+    await untilStopped(io.signal);
+  } finally {
+    await sandbox.close();
+    if (keyDir) await rm(keyDir, { recursive: true, force: true });
+  }
+  const { requests, creates, replays, conflicts } = sandbox.stats;
+  io.stderr.write(
+    `sandbox stopped: ${requests} requests, ${creates} clients created, ${replays} replays, ${conflicts} conflicts\n`,
+  );
+}
+
+async function toOptions(args: SandboxCommandArgs, io: SandboxCommandIo): Promise<SandboxOptions> {
+  const options: SandboxOptions = { port: args.port ?? DEFAULT_PORT };
+  const set = <K extends keyof SandboxOptions>(key: K, value: SandboxOptions[K] | undefined) => {
+    if (value !== undefined) options[key] = value;
+  };
+  set('host', args.host);
+  set('token', args.token);
+  set('seed', args.seed);
+  set('seedRandom', args.seedRandom);
+  set('latencyMs', args.latency);
+  set('jitterMs', args.jitter);
+  set('failRate', args.failRate);
+  set('throttleRate', args.throttleRate);
+  set('rateLimit', args.rateLimit);
+  set('retryAfterSeconds', args.retryAfter);
+  set('dropRate', args.dropRate);
+  set('resetRate', args.resetRate);
+  set('authFailAfter', args.authFailAfter);
+  set('pageBase', args.pageBase);
+  set('maxPageSize', args.maxPageSize);
+  set('applicationDateField', args.applicationDateField);
+  set('verifySignatures', args.verifySignatures);
+  options.signature = { hash: args.signatureHash ?? 'sha256', padding: args.signaturePadding ?? 'pkcs1' };
+  if (args.verbose) options.log = (line) => io.stderr.write(`${line}\n`);
+  if (args.publicKeyFile !== undefined) {
+    try {
+      options.publicKeyPem = await readFile(args.publicKeyFile, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      throw new UsageError(`cannot read public key file ${args.publicKeyFile}: ${code}`, 'key_unreadable');
+    }
+    // Parse it here too, so the message names the file (startSandbox would say "the public key").
+    parsePublicKey(options.publicKeyPem, `public key file ${args.publicKeyFile}`);
+  }
+  return options;
+}
+
+async function writeKeys(sandbox: Sandbox): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'ccs-sandbox-'));
+  await writeFile(join(dir, 'private.pem'), sandbox.privateKeyPem ?? '', { mode: 0o600, flag: 'wx' });
+  await writeFile(join(dir, 'public.pem'), sandbox.publicKeyPem ?? '', { mode: 0o644, flag: 'wx' });
+  return dir;
+}
+
+/** Single-quotes a value for a POSIX shell unless it is plainly safe. */
+function shellQuote(value: string): string {
+  return /^[\w/.:@%+=,-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+function banner(sandbox: Sandbox, args: SandboxCommandArgs, keyDir: string | undefined): string {
+  const privatePath = keyDir ? join(keyDir, 'private.pem') : undefined;
+  const lines = [`ccs-bulk sandbox listening on ${sandbox.url}`, `  token:        ${sandbox.token}`];
+  let exportLine = `export CCS_BASE_URL=${shellQuote(sandbox.url)} CCS_TOKEN=${shellQuote(sandbox.token)}`;
+  if (privatePath) {
+    lines.push(`  signing key:  ${privatePath} (RSA-4096, made for this run, deleted on exit)`);
+    lines.push(`  public key:   ${join(keyDir ?? '', 'public.pem')}`);
+    exportLine += ` CCS_SIGNING_KEY_FILE=${shellQuote(privatePath)}`;
+  } else if (args.publicKeyFile !== undefined && args.verifySignatures !== false) {
+    lines.push(
+      `  signing key:  the private key matching ${args.publicKeyFile} (set CCS_SIGNING_KEY_FILE to it)`,
+    );
+  } else {
+    lines.push(
+      '  signing key:  signatures are NOT verified (--no-verify-signatures): any RSA-4096 key will do',
+    );
+  }
+  const { faults } = sandbox;
+  const hash = args.signatureHash ?? 'sha256';
+  const padding = args.signaturePadding ?? 'pkcs1';
+  lines.push(`  signature:    ${hash}/${padding}`);
+  lines.push(`  clients:      ${sandbox.store.size} seeded; pages start at ${args.pageBase ?? 0}`);
+  const active = [
+    faults.latencyMs || faults.jitterMs ? `latency ${faults.latencyMs}ms + up to ${faults.jitterMs}ms` : '',
+    faults.failRate ? `5xx ${faults.failRate}` : '',
+    faults.throttleRate ? `429 ${faults.throttleRate}` : '',
+    faults.rateLimit ? `rate limit ${faults.rateLimit}/s` : '',
+    faults.dropRate ? `drop ${faults.dropRate}` : '',
+    faults.resetRate ? `reset after create ${faults.resetRate}` : '',
+    faults.authFailAfter !== undefined ? `401 after ${faults.authFailAfter} creates` : '',
+  ].filter(Boolean);
+  lines.push(`  faults:       ${active.length ? active.join(', ') : 'none'}`);
+  lines.push(
+    '',
+    'Use it from another shell:',
+    `  ${exportLine}`,
+    `  curl -s -H "Authorization: Bearer $CCS_TOKEN" "$CCS_BASE_URL/v1/clients?size=5"`,
+    '',
+    'Press Ctrl-C to stop.',
+    '',
+  );
+  return lines.join('\n');
+}
+
+/** Resolves on SIGINT/SIGTERM or when the caller's signal aborts (main.ts aborts it on Ctrl-C). */
+function untilStopped(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const stop = () => {
+      signal?.removeEventListener('abort', stop);
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    signal?.addEventListener('abort', stop, { once: true });
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}

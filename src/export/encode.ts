@@ -1,0 +1,62 @@
+/**
+ * Flat clients → text, one page at a time, with no I/O (node-csv's core/adapter split): the
+ * writer only ever holds one page's text.
+ *
+ * CSV: RFC 4180 (CRLF between records, quotes where needed; newlines inside a cell stay as
+ * they are, quoted), absent values empty, `documents` as JSON, formula cells escaped.
+ * JSONL: one object per line with the chosen columns, native JSON types (`documents` an array,
+ * `documents_count` a number, absent values null) and never formula-escaped: JSON is read by
+ * programs, and a `'` would corrupt the data they read.
+ */
+import { stringify } from 'csv-stringify/sync';
+import type { ExportColumn, FlatClient } from './columns.js';
+import { escapeFormula } from './escape.js';
+import type { ExportFormat } from './options.js';
+
+export interface Encoder {
+  /** The text before the first row: BOM and header (CSV), nothing (JSONL). */
+  start(): string;
+  encode(clients: readonly FlatClient[]): string;
+}
+
+export interface EncoderOptions {
+  format: ExportFormat;
+  columns: readonly ExportColumn[];
+  bom: boolean;
+  escapeFormulas: boolean;
+}
+
+const CSV = { record_delimiter: '\r\n', quote: '"', escape: '"', delimiter: ',' } as const;
+
+export function createEncoder(options: EncoderOptions): Encoder {
+  const { columns } = options;
+  if (options.format === 'jsonl') {
+    return {
+      start: () => '',
+      encode(clients) {
+        let text = '';
+        for (const client of clients) {
+          const record: Record<string, unknown> = {};
+          for (const column of columns) record[column] = client[column];
+          text += `${JSON.stringify(record)}\n`;
+        }
+        return text;
+      },
+    };
+  }
+  const cell = options.escapeFormulas ? escapeFormula : (value: string) => value;
+  return {
+    start: () => (options.bom ? '\uFEFF' : '') + stringify([columns as string[]], CSV),
+    encode(clients) {
+      if (clients.length === 0) return '';
+      const rows = clients.map((client) => columns.map((column) => cell(csvText(client, column))));
+      return stringify(rows, CSV);
+    },
+  };
+}
+
+function csvText(client: FlatClient, column: ExportColumn): string {
+  if (column === 'documents') return JSON.stringify(client.documents);
+  if (column === 'documents_count') return String(client.documents_count);
+  return client[column] ?? '';
+}

@@ -1,0 +1,250 @@
+/**
+ * Export flags → one checked, plain ExportOptions, before the first request. The same checks
+ * serve the library (`exportClients` passes its settings through `checkExportSettings`), so a
+ * typo in a status or a column is a UsageError (exit 2) listing the valid values either way.
+ */
+import type { ExportArgv } from '../cli.js';
+import { UsageError } from '../errors.js';
+import {
+  CLIENT_STATUSES,
+  type ClientStatus,
+  CREDIT_STATUSES,
+  type CreditStatus,
+  DIRECTIONS,
+  type Direction,
+} from '../service/schemas.js';
+import { EXPORT_COLUMNS, type ExportColumn } from './columns.js';
+
+export const EXPORT_FORMATS = ['csv', 'jsonl'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export const MAX_PAGE_SIZE = 1000;
+export const MAX_PREFETCH = 64;
+
+export interface ExportOptions {
+  /** A file path, or '-' for stdout. */
+  out: string;
+  format: ExportFormat;
+  columns: readonly ExportColumn[];
+  /** UTF-8 BOM before the CSV header (Excel); CSV only. */
+  bom: boolean;
+  /** Prefix `'` to CSV cells a spreadsheet would run as formulas; JSONL is never escaped. */
+  escapeFormulas: boolean;
+  status: readonly ClientStatus[] | undefined;
+  creditStatus: readonly CreditStatus[] | undefined;
+  /** Inclusive lower bound, an ISO instant in UTC with milliseconds. */
+  createdFrom: string | undefined;
+  /** Inclusive upper bound, as createdFrom; absent = pinned to the export's start at run time. */
+  createdTo: string | undefined;
+  direction: Direction;
+  pageSize: number;
+  prefetch: number;
+}
+
+/** What a library caller may pass: every field optional, lists as arrays or comma strings. */
+export interface ExportSettings {
+  format?: ExportFormat | undefined;
+  columns?: readonly string[] | string | undefined;
+  bom?: boolean | undefined;
+  escapeFormulas?: boolean | undefined;
+  status?: readonly string[] | string | undefined;
+  creditStatus?: readonly string[] | string | undefined;
+  /** ISO 8601 date or date-time (see parseCreatedBound). */
+  createdFrom?: string | undefined;
+  createdTo?: string | undefined;
+  direction?: Direction | undefined;
+  pageSize?: number | undefined;
+  prefetch?: number | undefined;
+}
+
+export const EXPORT_DEFAULTS = {
+  format: 'csv',
+  columns: EXPORT_COLUMNS,
+  bom: false,
+  escapeFormulas: true,
+  direction: 'asc',
+  // The largest page the sandbox serves; the real service's limit is not published.
+  pageSize: 100,
+  prefetch: 4,
+} as const;
+
+const bad = (message: string) => new UsageError(message, 'bad_option');
+
+export function parseExportOptions(argv: ExportArgv): ExportOptions {
+  const out = argv.out.trim();
+  if (out === '') throw bad("--out needs a file name, or '-' for stdout");
+  return {
+    out,
+    ...checkExportSettings(
+      {
+        format: argv.format,
+        columns: argv.columns,
+        bom: argv.bom === true,
+        escapeFormulas: argv.escapeFormulas,
+        status: argv.status,
+        creditStatus: argv.creditStatus,
+        createdFrom: argv.createdFrom,
+        createdTo: argv.createdTo,
+        direction: argv.direction,
+        pageSize: argv.pageSize,
+        prefetch: argv.prefetch,
+      },
+      'flag',
+    ),
+  };
+}
+
+/** `style` only changes how options are named in messages: `--page-size` or `pageSize`. */
+export function checkExportSettings(
+  settings: ExportSettings,
+  style: 'flag' | 'library' = 'library',
+): Omit<ExportOptions, 'out'> {
+  const name = (flag: string, key: string) => (style === 'flag' ? `--${flag}` : key);
+  const format = settings.format ?? EXPORT_DEFAULTS.format;
+  if (!EXPORT_FORMATS.includes(format)) {
+    throw bad(`${name('format', 'format')} must be one of ${EXPORT_FORMATS.join(', ')} (got "${format}")`);
+  }
+  const bom = settings.bom ?? EXPORT_DEFAULTS.bom;
+  // A BOM in JSONL breaks line-by-line JSON readers (jq, JSON.parse of line 1).
+  if (bom && format !== 'csv') throw bad(`${name('bom', 'bom')} applies to CSV only`);
+  const direction = settings.direction ?? EXPORT_DEFAULTS.direction;
+  if (!DIRECTIONS.includes(direction)) {
+    throw bad(`${name('direction', 'direction')} must be asc or desc (got "${direction}")`);
+  }
+  const createdFrom =
+    settings.createdFrom === undefined
+      ? undefined
+      : parseCreatedBound(settings.createdFrom, 'from', name('created-from', 'createdFrom'));
+  const createdTo =
+    settings.createdTo === undefined
+      ? undefined
+      : parseCreatedBound(settings.createdTo, 'to', name('created-to', 'createdTo'));
+  if (createdFrom !== undefined && createdTo !== undefined && createdFrom > createdTo) {
+    throw bad(
+      `${name('created-from', 'createdFrom')} (${createdFrom}) is after ${name('created-to', 'createdTo')} (${createdTo})`,
+    );
+  }
+  return {
+    format,
+    columns: parseColumns(settings.columns, name('columns', 'columns')),
+    bom,
+    escapeFormulas: settings.escapeFormulas ?? EXPORT_DEFAULTS.escapeFormulas,
+    status: parseChoices(settings.status, CLIENT_STATUSES, name('status', 'status'), {
+      hint: CREDIT_STATUSES,
+      hintName: name('credit-status', 'creditStatus'),
+    }),
+    creditStatus: parseChoices(
+      settings.creditStatus,
+      CREDIT_STATUSES,
+      name('credit-status', 'creditStatus'),
+      {
+        hint: CLIENT_STATUSES,
+        hintName: name('status', 'status'),
+      },
+    ),
+    createdFrom,
+    createdTo,
+    direction,
+    pageSize: wholeNumber(
+      settings.pageSize ?? EXPORT_DEFAULTS.pageSize,
+      name('page-size', 'pageSize'),
+      MAX_PAGE_SIZE,
+    ),
+    prefetch: wholeNumber(
+      settings.prefetch ?? EXPORT_DEFAULTS.prefetch,
+      name('prefetch', 'prefetch'),
+      MAX_PREFETCH,
+    ),
+  };
+}
+
+function wholeNumber(value: number, label: string, max: number): number {
+  if (!Number.isInteger(value) || value < 1 || value > max) {
+    throw bad(`${label} must be a whole number from 1 to ${max} (got ${value})`);
+  }
+  return value;
+}
+
+function splitList(value: readonly string[] | string): string[] {
+  const items = typeof value === 'string' ? value.split(',') : value.flatMap((item) => item.split(','));
+  return items.map((item) => item.trim()).filter((item) => item !== '');
+}
+
+function parseColumns(value: readonly string[] | string | undefined, label: string): readonly ExportColumn[] {
+  if (value === undefined) return EXPORT_COLUMNS;
+  const names = splitList(value).map((item) => item.toLowerCase());
+  if (names.length === 0) throw bad(`${label} is empty; columns are ${EXPORT_COLUMNS.join(', ')}`);
+  const unknown = names.filter((item) => !(EXPORT_COLUMNS as readonly string[]).includes(item));
+  if (unknown.length > 0) {
+    throw bad(
+      `${label}: unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `"${c}"`).join(', ')}; ` +
+        `columns are ${EXPORT_COLUMNS.join(', ')}`,
+    );
+  }
+  const repeated = names.find((item, index) => names.indexOf(item) !== index);
+  if (repeated !== undefined) throw bad(`${label} names "${repeated}" twice`);
+  return names as ExportColumn[];
+}
+
+/** A comma list checked against documented values; a value of the sibling filter gets a hint. */
+function parseChoices<T extends string>(
+  value: readonly string[] | string | undefined,
+  allowed: readonly T[],
+  label: string,
+  sibling: { hint: readonly string[]; hintName: string },
+): readonly T[] | undefined {
+  if (value === undefined) return undefined;
+  const items = splitList(value).map((item) => item.toLowerCase());
+  if (items.length === 0) throw bad(`${label} is empty; values are ${allowed.join(', ')}`);
+  for (const item of items) {
+    if ((allowed as readonly string[]).includes(item)) continue;
+    const hint = sibling.hint.includes(item) ? ` ("${item}" is a value of ${sibling.hintName})` : '';
+    throw bad(`${label}: unknown value "${item}"${hint}; valid values are ${allowed.join(', ')}`);
+  }
+  return [...new Set(items)] as T[];
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/**
+ * ISO 8601 date or date-time → an inclusive bound as a UTC instant with milliseconds.
+ *
+ * The rule: both bounds are inclusive, and everything is UTC. A bare date as the lower bound
+ * means its first millisecond (00:00:00.000Z); as the upper bound it covers the whole day
+ * (23:59:59.999Z), so `--created-from 2025-01-01 --created-to 2025-01-31` is all of January.
+ * A date-time without an offset is UTC; one with an offset is converted. The service's own
+ * reading of a bare date is not published, so only explicit instants are sent.
+ */
+export function parseCreatedBound(text: string, bound: 'from' | 'to', label: string): string {
+  const value = text.trim();
+  const date = DATE.exec(value);
+  if (date) {
+    if (!isRealDate(value)) throw badDate(label, text);
+    return `${value}T${bound === 'from' ? '00:00:00.000' : '23:59:59.999'}Z`;
+  }
+  const match = DATE_TIME.exec(value);
+  if (!match) throw badDate(label, text);
+  const [, day = '', hh = '', mm = '', ss = '00', fraction = '', zone = 'Z'] = match;
+  if (!isRealDate(day) || Number(hh) > 23 || Number(mm) > 59 || Number(ss) > 59) throw badDate(label, text);
+  // Date.parse takes milliseconds at most and an offset with a colon; finer digits are cut.
+  const millis = fraction.slice(1).padEnd(3, '0').slice(0, 3);
+  const offset = zone.toUpperCase() === 'Z' ? 'Z' : `${zone.slice(0, 3)}:${zone.slice(-2)}`;
+  const ms = Date.parse(`${day}T${hh}:${mm}:${ss}.${millis}${offset}`);
+  if (Number.isNaN(ms)) throw badDate(label, text);
+  return new Date(ms).toISOString();
+}
+
+function isRealDate(text: string): boolean {
+  const match = DATE.exec(text);
+  if (!match) return false;
+  const [y, m, d] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(y, m - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+}
+
+function badDate(label: string, text: string): UsageError {
+  return bad(
+    `${label} must be an ISO 8601 date or date-time, e.g. 2025-01-31 or 2025-01-31T18:00:00Z (got "${text}")`,
+  );
+}

@@ -1,0 +1,143 @@
+/**
+ * Where the export's text goes. A file is written to a temp file beside it (same directory,
+ * so the rename is atomic on one file system), mode 0600 as it holds personal data, and renamed
+ * into place only on success: a failed or interrupted export never leaves a half file under
+ * the final name, and removes its temp file. A stream (stdout) is written as is and not ended.
+ * Every write waits for 'drain' when the destination lags: memory stays one page deep.
+ */
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { CcsError, UsageError } from '../errors.js';
+
+export interface Output {
+  /** The final path, or 'stdout' / 'stream'. */
+  readonly target: string;
+  readonly isFile: boolean;
+  bytes: number;
+  write(text: string): Promise<void>;
+  /** Flushes and, for a file, renames the temp file into place. */
+  commit(): Promise<void>;
+  /** Drops the temp file (a stream is left as it is). Never throws. */
+  abort(): Promise<void>;
+}
+
+export async function openOutput(out: string | NodeJS.WritableStream, label = 'stream'): Promise<Output> {
+  if (typeof out !== 'string') return streamOutput(out, label);
+  const temp = join(dirname(out), `.${basename(out)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  // 'wx': never follow or reuse someone else's file at the temp name.
+  const stream = createWriteStream(temp, { flags: 'wx', mode: 0o600 });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      stream.once('open', () => resolve());
+      stream.once('error', reject);
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new UsageError(`cannot write the export next to ${out}: ${code} (${temp})`, 'output_unwritable', {
+      cause: error,
+    });
+  }
+  let failure: Error | undefined;
+  stream.on('error', (error) => {
+    failure ??= error;
+  });
+  const failed = (error: unknown) => outputFailed(temp, error);
+  let done = false;
+  const output: Output = {
+    target: out,
+    isFile: true,
+    bytes: 0,
+    async write(text) {
+      if (failure) throw failed(failure);
+      output.bytes += Buffer.byteLength(text);
+      if (!stream.write(text)) await drained(stream).catch((error: unknown) => Promise.reject(failed(error)));
+    },
+    async commit() {
+      try {
+        await new Promise<void>((resolve, reject) => {
+          if (failure) return reject(failure);
+          stream.once('error', reject);
+          stream.end(() => resolve());
+        });
+        await rename(temp, out);
+      } catch (error) {
+        throw failed(error);
+      }
+      done = true;
+    },
+    async abort() {
+      if (done) return;
+      done = true;
+      stream.destroy();
+      await new Promise<void>((resolve) =>
+        stream.closed ? resolve() : stream.once('close', () => resolve()),
+      );
+      await unlink(temp).catch(() => {});
+    },
+  };
+  return output;
+}
+
+function streamOutput(stream: NodeJS.WritableStream, label: string): Output {
+  let failure: Error | undefined;
+  // E.g. EPIPE when the reader of `--out -` goes away: fail the export instead of crashing.
+  const onError = (error: Error) => {
+    failure ??= error;
+  };
+  stream.on('error', onError);
+  const output: Output = {
+    target: label,
+    isFile: false,
+    bytes: 0,
+    async write(text) {
+      if (failure) throw outputFailed(label, failure);
+      output.bytes += Buffer.byteLength(text);
+      if (!stream.write(text))
+        await drained(stream).catch((error: unknown) => Promise.reject(outputFailed(label, error)));
+      if (failure) throw outputFailed(label, failure);
+    },
+    async commit() {
+      stream.off('error', onError);
+      if (failure) throw outputFailed(label, failure);
+    },
+    async abort() {
+      stream.off('error', onError);
+    },
+  };
+  return output;
+}
+
+/** A write that failed (disk full, reader gone): the run failed, exit 1, not a crash. */
+function outputFailed(where: string, error: unknown): CcsError {
+  const code = (error as NodeJS.ErrnoException).code;
+  const reason = code ?? (error instanceof Error ? error.message : String(error));
+  return new CcsError(`cannot write the export to ${where}: ${reason}`, 'output_failed', 1, { cause: error });
+}
+
+/** Resolves on 'drain'; rejects if the stream errors or closes first, so a write never hangs. */
+function drained(stream: NodeJS.WritableStream): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const cleanup = () => {
+      stream.off('drain', onDrain);
+      stream.off('error', onError);
+      stream.off('close', onClose);
+    };
+    const onDrain = () => {
+      cleanup();
+      resolve();
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const onClose = () => {
+      cleanup();
+      reject(new Error('the output closed before the export ended'));
+    };
+    stream.on('drain', onDrain);
+    stream.on('error', onError);
+    stream.on('close', onClose);
+  });
+}

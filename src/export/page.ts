@@ -1,0 +1,229 @@
+/**
+ * Pages through List Clients whatever the server's page base, yielding each page's clients not
+ * written before, in order, with up to `prefetch` requests in flight ahead of the writer.
+ *
+ * Page numbering is not published (SPEC.md), so:
+ * - start at page 0; a 400/422 about `page` (or with no param) means "1-based", restart at 1;
+ *   an empty page 0 is checked against page 1, for servers that answer 0 with nothing;
+ * - a page 1 identical to page 0 is a 1-based server serving page 0 as its first page: skipped;
+ * - the end is the first empty or short page; pages prefetched past it are discarded (they are
+ *   GETs, harmless), and their errors with them;
+ * - a page with the same ids as an earlier one, or pages that keep bringing nothing new, fail
+ *   loudly (ServiceError, exit 1) instead of looping forever;
+ * - every id is yielded once, whatever the server repeats (a Set of the ids written).
+ */
+import { createHash } from 'node:crypto';
+import { AuthError, ServiceError, StoppedError, UsageError } from '../errors.js';
+import type { ServiceClient } from '../service/client.js';
+import type { Client, ListClientsQuery, ListPage } from '../service/schemas.js';
+
+export type PageFilters = Omit<ListClientsQuery, 'page' | 'size'>;
+
+export interface PageClientsOptions {
+  service: ServiceClient;
+  filters: PageFilters;
+  pageSize: number;
+  prefetch: number;
+  signal?: AbortSignal | undefined;
+}
+
+export interface FetchedPage {
+  /** The page number as sent. */
+  number: number;
+  /** The clients of this page whose id was not yielded before, in the server's order. */
+  clients: Client[];
+  /** Clients in the reply, repeats included. */
+  received: number;
+}
+
+/** Live counters, filled in as pages arrive (the summary reads them, even after a failure). */
+export interface PagingStats {
+  pageBase: 0 | 1 | undefined;
+  /** The page size in force: the one asked for, or smaller if the server says so. */
+  pageSize: number;
+  pages: number;
+  requests: number;
+  /** Clients dropped because their id had already been written. */
+  duplicates: number;
+}
+
+/** Full pages in a row that bring no new id before the server is declared broken. */
+const MAX_STALE_PAGES = 3;
+
+type Settled = { ok: true; page: ListPage } | { ok: false; error: unknown };
+
+export function newPagingStats(pageSize: number): PagingStats {
+  return { pageBase: undefined, pageSize, pages: 0, requests: 0, duplicates: 0 };
+}
+
+export async function* pageClients(
+  options: PageClientsOptions,
+  stats: PagingStats,
+): AsyncGenerator<FetchedPage> {
+  const { service, filters, pageSize, prefetch, signal } = options;
+  const fetchPage = (page: number): Promise<ListPage> => {
+    stats.requests++;
+    return service.listClients({ ...filters, page, size: pageSize }).then(
+      (reply) => reply.data,
+      (error: unknown) => {
+        throw explain(error, pageSize);
+      },
+    );
+  };
+  const stopped = abortPromise(signal);
+  const pending = new Map<number, Promise<Settled>>();
+  try {
+    // The first page, alone: it decides the base and the page size everything else uses.
+    let base: 0 | 1 = 0;
+    let first: ListPage;
+    try {
+      first = await race(fetchPage(0), stopped.promise);
+    } catch (error) {
+      if (!refusesPageZero(error)) throw error;
+      base = 1;
+      first = await race(fetchPage(1), stopped.promise);
+    }
+    if (base === 0 && first.clients.length === 0) {
+      const probe = await race(fetchPage(1), stopped.promise);
+      if (probe.clients.length > 0) [base, first] = [1, probe];
+    }
+    stats.pageBase = base;
+    // A server that caps the size without refusing says so in `size`; trusting the asked size
+    // would take its first (capped) page for a short last page and end the export early.
+    if (first.size >= 1 && first.size < pageSize) stats.pageSize = first.size;
+
+    const seen = new SeenPages();
+    let requested = base + 1;
+    const topUp = (upTo: number) => {
+      for (; requested <= upTo; requested++) {
+        pending.set(
+          requested,
+          fetchPage(requested).then(
+            (page): Settled => ({ ok: true, page }),
+            (error: unknown): Settled => ({ ok: false, error }),
+          ),
+        );
+      }
+    };
+
+    let page = first;
+    let number = base;
+    for (;;) {
+      const isLast = page.clients.length < stats.pageSize;
+      // Before handing the page over, so the next pages load while this one is written.
+      if (!isLast) topUp(number + prefetch);
+      const verdict = seen.accept(number, page.clients, base, stats);
+      if (verdict === 'clamped') stats.pageBase = 1;
+      else if (verdict.clients.length > 0 || verdict.received > 0) {
+        stats.pages++;
+        yield verdict;
+      }
+      if (isLast) return;
+      // Prefetched pages may all be ready: the race below would not notice the abort.
+      if (signal?.aborted) throw interrupted();
+      number++;
+      topUp(number + prefetch - 1);
+      const settled = await race(pending.get(number)!, stopped.promise);
+      pending.delete(number);
+      if (!settled.ok) throw settled.error;
+      page = settled.page;
+    }
+  } finally {
+    // Every pending promise already has its rejection handled: dropping them is safe.
+    pending.clear();
+    stopped.dispose();
+  }
+}
+
+/** The ids written so far and a digest of every page's id set, to tell repeats from progress. */
+class SeenPages {
+  readonly #ids = new Set<string>();
+  readonly #digests = new Map<string, number>();
+  #stale = 0;
+
+  accept(number: number, clients: Client[], base: 0 | 1, stats: PagingStats): FetchedPage | 'clamped' {
+    if (clients.length > 0) {
+      const digest = digestIds(clients);
+      const earlier = this.#digests.get(digest);
+      if (earlier !== undefined) {
+        if (base === 0 && number === 1 && earlier === 0) return 'clamped';
+        throw new ServiceError(
+          `the service returned page ${number} with the same ${clients.length} clients as page ${earlier}: ` +
+            `it does not page as documented, so the export stopped instead of looping (${this.#ids.size} clients read)`,
+          { type: 'bad_response' },
+          { code: 'repeated_page' },
+        );
+      }
+      this.#digests.set(digest, number);
+    }
+    const fresh: Client[] = [];
+    for (const client of clients) {
+      if (this.#ids.has(client.id)) stats.duplicates++;
+      else {
+        this.#ids.add(client.id);
+        fresh.push(client);
+      }
+    }
+    this.#stale = fresh.length === 0 && clients.length >= stats.pageSize ? this.#stale + 1 : 0;
+    if (this.#stale >= MAX_STALE_PAGES) {
+      throw new ServiceError(
+        `the service returned ${MAX_STALE_PAGES} full pages in a row (up to page ${number}) holding only clients already ` +
+          'exported: it does not page as documented, so the export stopped instead of looping',
+        { type: 'bad_response' },
+        { code: 'repeated_page' },
+      );
+    }
+    return { number, clients: fresh, received: clients.length };
+  }
+}
+
+function digestIds(clients: readonly Client[]): string {
+  const ids = clients.map((client) => client.id).sort();
+  return createHash('sha1').update(ids.join('\n')).digest('base64');
+}
+
+/** A 1-based server refusing page 0: a 400/422 naming `page`, or naming nothing. */
+function refusesPageZero(error: unknown): boolean {
+  return (
+    error instanceof ServiceError &&
+    !(error instanceof AuthError) &&
+    (error.status === 400 || error.status === 422) &&
+    (error.param === undefined || error.param === 'page')
+  );
+}
+
+/** A refused page size is a configuration problem the user fixes with a flag (exit 2). */
+function explain(error: unknown, pageSize: number): unknown {
+  if (
+    error instanceof ServiceError &&
+    !(error instanceof AuthError) &&
+    (error.status === 400 || error.status === 422) &&
+    error.param === 'size'
+  ) {
+    return new UsageError(
+      `the service refused a page size of ${pageSize} (${error.message}); use a smaller --page-size`,
+      'page_size_refused',
+      { cause: error },
+    );
+  }
+  return error;
+}
+
+function abortPromise(signal: AbortSignal | undefined): { promise: Promise<never>; dispose(): void } {
+  let onAbort = () => {};
+  const promise = new Promise<never>((_, reject) => {
+    onAbort = () => reject(interrupted());
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  promise.catch(() => {});
+  return { promise, dispose: () => signal?.removeEventListener('abort', onAbort) };
+}
+
+function interrupted(): StoppedError {
+  return new StoppedError('export interrupted', 'interrupted');
+}
+
+function race<T>(value: Promise<T>, stopped: Promise<never>): Promise<T> {
+  return Promise.race([value, stopped]);
+}

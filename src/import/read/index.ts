@@ -1,0 +1,24 @@
+/**
+ * The row readers: a CSV or .xlsx file in, headers and raw records out, streamed. Decoding,
+ * delimiter sniffing and every "this is not a usable file" decision live here, so the
+ * importer only ever sees strings and InputErrors that name a file and a line.
+ */
+import { inspectFile } from './inspect-file.js';
+import { openCsv } from './read-csv.js';
+import type { ReadOptions, RowSource } from './types.js';
+
+export type { RawRecord, ReadOptions, RowSource, SourceInfo } from './types.js';
+export { DEFAULT_MAX_RECORD_SIZE } from './types.js';
+
+/**
+ * Opens `file` and reads its header row. Throws InputError (exit 2) before any row when the
+ * file is missing, empty, not a spreadsheet we read, or starts with binary data; later
+ * faults are thrown by `records` once the good records before them have been yielded.
+ */
+export async function openRows(file: string, options: ReadOptions = {}): Promise<RowSource> {
+  const inspected = await inspectFile(file);
+  if (inspected.format === 'csv') return openCsv(inspected, options);
+  // exceljs is large; CSV runs never load it.
+  const { openXlsx } = await import('./read-xlsx.js');
+  return openXlsx(inspected, options);
+}

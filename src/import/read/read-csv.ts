@@ -1,0 +1,160 @@
+import { createReadStream } from 'node:fs';
+import { parse } from 'csv-parse';
+import { InputError } from '../../errors.js';
+import { decodeChunks, LineCounter, lineBreaks } from './decode-chunks.js';
+import { decodeWindows1252 } from './decode-text.js';
+import { detectEncoding } from './detect-encoding.js';
+import { explainCsvError } from './explain-csv-error.js';
+import type { InspectedFile } from './inspect-file.js';
+import { splitHeader } from './shape-records.js';
+import { chooseDelimiter } from './sniff-delimiter.js';
+import type { LineRecord, ReadOptions, RowSource, SourceInfo } from './types.js';
+import { DEFAULT_MAX_RECORD_SIZE } from './types.js';
+
+/** Reads a CSV (or tab-separated "Unicode Text") file as a stream of records. */
+export async function openCsv(inspected: InspectedFile, options: ReadOptions): Promise<RowSource> {
+  const { file, sample, complete } = inspected;
+  const maxRecordSize = options.maxRecordSize ?? DEFAULT_MAX_RECORD_SIZE;
+  const encoding = detectEncoding(sample, options.encoding, complete);
+  const sampleText = decodeSample(sample.subarray(encoding.bomLength), encoding.encoding, complete);
+  if (complete && sampleText.trim() === '') throw new InputError(`${file} is empty`, 'input_empty', { file });
+  refuseBinary(file, sampleText);
+  const delimiter = chooseDelimiter(sampleText, options.delimiter, complete);
+
+  const info: SourceInfo = {
+    file,
+    format: 'csv',
+    encoding: encoding.encoding,
+    encodingSource: encoding.source,
+    delimiter: delimiter.delimiter,
+    delimiterSource: delimiter.source,
+    sizeBytes: inspected.sizeBytes,
+  };
+  const stream = createReadStream(file, { start: encoding.bomLength, highWaterMark: 64 * 1024 });
+  let closed = false;
+  const text = decodeChunks(stream, encoding.encoding, file);
+  const records = parseRecords(text, {
+    file,
+    delimiter: delimiter.delimiter,
+    fromLine: delimiter.sepLine ? 2 : 1,
+    maxRecordSize,
+    isClosed: () => closed,
+  });
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    stream.destroy();
+    await records.return(undefined);
+  };
+  try {
+    const split = await splitHeader(records);
+    if (split === undefined) {
+      throw new InputError(`${file} has no header row: it holds only blank lines`, 'input_empty', { file });
+    }
+    return {
+      info,
+      headers: split.headers,
+      records: split.records,
+      bytesRead: () => encoding.bomLength + stream.bytesRead,
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+function decodeSample(bytes: Uint8Array, encoding: string, complete: boolean): string {
+  if (encoding === 'windows-1252') return decodeWindows1252(bytes);
+  // Lenient on purpose: the sample only guides sniffing; the stream decodes strictly.
+  return new TextDecoder(encoding, { ignoreBOM: true }).decode(bytes, { stream: !complete });
+}
+
+// C0 controls other than tab, LF, FF, CR and ESC never occur in text a spreadsheet writes.
+const CONTROL = /[\u0001-\u0008\u000b\u000e-\u001a\u001c-\u001f]/g;
+
+/** Refuses, before any row is read, a file whose start is not text. */
+function refuseBinary(file: string, text: string): void {
+  const nul = text.indexOf('\0');
+  const controls = text.match(CONTROL)?.length ?? 0;
+  if (nul === -1 && controls <= Math.max(8, text.length / 100)) return;
+  const index = nul !== -1 ? nul : text.search(CONTROL);
+  const lines = new LineCounter();
+  const line = lines.lineAt(text, index);
+  const what = nul !== -1 ? 'contains NUL bytes' : 'contains binary control characters';
+  throw new InputError(`${file}: ${what} (line ${line}): is this really a CSV file?`, 'input_binary', { file, line });
+}
+
+interface ParseOptions {
+  file: string;
+  delimiter: string;
+  fromLine: number;
+  maxRecordSize: number;
+  isClosed: () => boolean;
+}
+
+/**
+ * Streams records with the line each starts on. csv-parse runs as the parsing engine only:
+ * records leave it through `on_record` (synchronously, with the line count) rather than its
+ * readable side, because a destroyed stream drops its buffered records and an error must not
+ * lose the good records parsed just before it. One decoded chunk is in flight at a time, so
+ * reading advances at the consumer's pace.
+ */
+async function* parseRecords(text: AsyncGenerator<string>, options: ParseOptions): AsyncGenerator<LineRecord> {
+  const { file, maxRecordSize } = options;
+  const parsed: Array<{ values: string[]; parserLine: number }> = [];
+  const parser = parse({
+    delimiter: options.delimiter,
+    quote: '"',
+    escape: '"',
+    // Ragged rows are the importer's to report, row by row.
+    relax_column_count: true,
+    // Strict quotes catch an unbalanced quote near where it opened instead of silently
+    // merging the following lines into one field.
+    relax_quotes: false,
+    // Blank lines come through (as ['']) so every record's first line can be counted.
+    skip_empty_lines: false,
+    // Mixed endings happen (a CRLF file edited on a Mac); CRLF must be tried before CR.
+    record_delimiter: ['\r\n', '\n', '\r'],
+    from_line: options.fromLine,
+    max_record_size: maxRecordSize,
+    on_record: (values: string[], info) => {
+      parsed.push({ values, parserLine: info.lines });
+      return null;
+    },
+  });
+  // Errors arrive through the write and end callbacks; this keeps 'error' from being unhandled.
+  parser.on('error', () => {});
+  parser.resume();
+  // Lines are counted here from the values: csv-parse counts a CRLF inside quotes as two
+  // lines. Its count is kept only to place its own errors (`drift` converts it).
+  let nextLine = options.fromLine;
+  let drift = 0;
+  function* drain(): Generator<LineRecord> {
+    for (const { values, parserLine } of parsed.splice(0)) {
+      const line = nextLine;
+      const lastLine = line + values.reduce((breaks, value) => breaks + lineBreaks(value), 0);
+      nextLine = lastLine + 1;
+      drift = parserLine - lastLine;
+      yield { values, line };
+    }
+  }
+  const explain = (error: unknown) => explainCsvError(error, { file, recordLine: nextLine, drift, maxRecordSize });
+  try {
+    for await (const chunk of text) {
+      const error = await new Promise<Error | null | undefined>((resolve) => parser.write(chunk, resolve));
+      yield* drain();
+      if (error) throw explain(error);
+    }
+    const error = await new Promise<Error | null | undefined>((resolve) => parser.end(resolve));
+    yield* drain();
+    if (error) throw explain(error);
+  } catch (error) {
+    // Closing the file mid-read surfaces as a premature-close error: not the user's problem.
+    if (options.isClosed()) return;
+    throw explain(error);
+  } finally {
+    parser.destroy();
+    await text.return(undefined);
+  }
+}

@@ -1,0 +1,59 @@
+/** The contract between the row readers and the import pipeline. */
+
+export interface ReadOptions {
+  /** A WHATWG label; absent = detect (BOM; else valid UTF-8 → utf-8; else windows-1252). */
+  encoding?: string;
+  /** Absent = sniff among , ; \t | from the first lines (an Excel `sep=;` first line wins). */
+  delimiter?: string;
+  /** xlsx: sheet name or 1-based index as a string; default the first sheet. */
+  sheet?: string;
+  /** Bound for one record or field, in bytes of UTF-8; default 1 MiB. */
+  maxRecordSize?: number;
+}
+
+export interface SourceInfo {
+  file: string;
+  format: 'csv' | 'xlsx';
+  /** WHATWG name: 'utf-8', 'utf-16le', 'utf-16be', 'windows-1252'… ('utf-8' for xlsx). */
+  encoding: string;
+  encodingSource: 'bom' | 'detected' | 'option' | 'default';
+  /** ',' for xlsx. */
+  delimiter: string;
+  delimiterSource: 'sniffed' | 'sep-line' | 'option' | 'default';
+  /** xlsx: the sheet name used. */
+  sheet?: string;
+  /** File size, for ETA. */
+  sizeBytes: number;
+}
+
+export interface RawRecord {
+  /**
+   * 1-based index among the non-blank data records: the header and blank rows (every cell
+   * empty or whitespace) are not counted, so `row` matches what a user counts in the data.
+   */
+  row: number;
+  /** 1-based physical line (CSV) or sheet row number (xlsx) where the record starts. */
+  line: number;
+  /** As read: not trimmed, never cast (IDs like 00123 stay strings). */
+  values: string[];
+}
+
+export interface RowSource {
+  info: SourceInfo;
+  /** Header cells as read, BOM removed, trailing empty header cells dropped. */
+  headers: string[];
+  /** Streams; consumed once; reading advances at the consumer's pace. */
+  records: AsyncIterable<RawRecord>;
+  /** Bytes of the file consumed so far (progress/ETA). */
+  bytesRead(): number;
+  /** Release the file early (the consumer stopped); idempotent. */
+  close(): Promise<void>;
+}
+
+/** A record before header handling: the values and the line where it starts. */
+export interface LineRecord {
+  values: string[];
+  line: number;
+}
+
+export const DEFAULT_MAX_RECORD_SIZE = 1_048_576;

@@ -1,0 +1,186 @@
+/**
+ * Injected trouble: latency, dropped connections, 429s (random or a real token bucket), 5xx,
+ * and connections cut after a client was stored. Every roll comes from one seeded PRNG, so a
+ * run with the same seedRandom and the same request order fails the same way.
+ */
+import { UsageError } from '../errors.js';
+import { createRandom, type Random } from './random.js';
+import type { ErrorSpec } from './respond.js';
+
+const badOption = (message: string) => new UsageError(message, 'bad_option');
+
+export interface FaultSettings {
+  /** Added delay per request, ms. */
+  latencyMs: number;
+  /** Uniform extra delay in [0, jitterMs). */
+  jitterMs: number;
+  /** Probability of a 500/502/503/504 before handling. */
+  failRate: number;
+  /** Probability of a 429 with Retry-After. */
+  throttleRate: number;
+  /** Requests per second across all clients (token bucket); 0 = unlimited. */
+  rateLimit: number;
+  /** Integer seconds sent in Retry-After (0 allowed). */
+  retryAfterSeconds: number;
+  /** Probability the connection is destroyed before handling (no response). */
+  dropRate: number;
+  /** Probability a new client is stored and then the connection destroyed (no response). */
+  resetRate: number;
+  /** After this many created clients every request is refused; undefined = never. */
+  authFailAfter: number | undefined;
+  /** How that refusal looks: 401 (revoked key) or 403 (IP no longer allowed). */
+  authFailStatus: 401 | 403;
+}
+
+export const DEFAULT_FAULTS: FaultSettings = {
+  latencyMs: 0,
+  jitterMs: 0,
+  failRate: 0,
+  throttleRate: 0,
+  rateLimit: 0,
+  retryAfterSeconds: 1,
+  dropRate: 0,
+  resetRate: 0,
+  authFailAfter: undefined,
+  authFailStatus: 401,
+};
+
+const SERVER_ERRORS: readonly ErrorSpec[] = [
+  {
+    status: 500,
+    type: 'api_error',
+    code: 'internal_error',
+    message: 'An internal error occurred (injected by the sandbox).',
+  },
+  { status: 502, type: 'api_error', code: 'bad_gateway', message: 'Bad gateway (injected by the sandbox).' },
+  {
+    status: 503,
+    type: 'api_error',
+    code: 'service_unavailable',
+    message: 'Service unavailable (injected by the sandbox).',
+  },
+  {
+    status: 504,
+    type: 'api_error',
+    code: 'gateway_timeout',
+    message: 'Gateway timeout (injected by the sandbox).',
+  },
+];
+
+export type Admission = { kind: 'ok' } | { kind: 'rateLimited' | 'throttle' | 'fail'; error: ErrorSpec };
+
+export class Faults {
+  #settings: FaultSettings;
+  readonly #random: Random;
+  #tokens = 0;
+  #refilledAt = 0;
+
+  constructor(settings: Partial<FaultSettings>, seed: number) {
+    this.#settings = checkFaults({ ...DEFAULT_FAULTS, ...settings });
+    // Offset from the seeding PRNG's seed so seeding and faults are independent streams.
+    this.#random = createRandom(seed ^ 0x5bd1e995);
+    this.#tokens = this.#settings.rateLimit;
+    this.#refilledAt = performance.now();
+  }
+
+  get settings(): Readonly<FaultSettings> {
+    return this.#settings;
+  }
+
+  update(changes: Partial<FaultSettings>): void {
+    const next = checkFaults({ ...this.#settings, ...changes });
+    if (next.rateLimit !== this.#settings.rateLimit) this.#tokens = next.rateLimit;
+    this.#settings = next;
+  }
+
+  #roll(rate: number): boolean {
+    return rate > 0 && this.#random() < rate;
+  }
+
+  delayMs(): number {
+    const { latencyMs, jitterMs } = this.#settings;
+    return jitterMs > 0 ? latencyMs + this.#random() * jitterMs : latencyMs;
+  }
+
+  drop(): boolean {
+    return this.#roll(this.#settings.dropRate);
+  }
+
+  reset(): boolean {
+    return this.#roll(this.#settings.resetRate);
+  }
+
+  /** Rate limit, then random throttling, then random 5xx: the order a gateway would apply them. */
+  admit(): Admission {
+    const { rateLimit, throttleRate, failRate, retryAfterSeconds } = this.#settings;
+    const retryAfter = { 'retry-after': String(retryAfterSeconds) };
+    if (rateLimit > 0 && !this.#take(rateLimit)) {
+      return {
+        kind: 'rateLimited',
+        error: {
+          status: 429,
+          type: 'rate_limit_error',
+          code: 'rate_limit_exceeded',
+          message: `Too many requests: the limit is ${rateLimit} per second. Retry after ${retryAfterSeconds} s.`,
+          headers: retryAfter,
+        },
+      };
+    }
+    if (this.#roll(throttleRate)) {
+      return {
+        kind: 'throttle',
+        error: {
+          status: 429,
+          type: 'rate_limit_error',
+          code: 'rate_limited',
+          message: `Too many requests (injected by the sandbox). Retry after ${retryAfterSeconds} s.`,
+          headers: retryAfter,
+        },
+      };
+    }
+    if (this.#roll(failRate)) {
+      const error = SERVER_ERRORS[Math.floor(this.#random() * SERVER_ERRORS.length)]!;
+      return { kind: 'fail', error: error.status === 503 ? { ...error, headers: retryAfter } : error };
+    }
+    return { kind: 'ok' };
+  }
+
+  /** Token bucket holding at most one second of requests. */
+  #take(rate: number): boolean {
+    const now = performance.now();
+    this.#tokens = Math.min(rate, this.#tokens + ((now - this.#refilledAt) / 1000) * rate);
+    this.#refilledAt = now;
+    if (this.#tokens < 1) return false;
+    this.#tokens -= 1;
+    return true;
+  }
+}
+
+function checkFaults(settings: FaultSettings): FaultSettings {
+  const probability = ['failRate', 'throttleRate', 'dropRate', 'resetRate'] as const;
+  for (const key of probability) {
+    const value = settings[key];
+    if (!(value >= 0 && value <= 1))
+      throw badOption(`sandbox ${key} must be between 0 and 1 (got ${value}).`);
+  }
+  const nonNegative = ['latencyMs', 'jitterMs', 'rateLimit'] as const;
+  for (const key of nonNegative) {
+    const value = settings[key];
+    if (!(value >= 0 && Number.isFinite(value))) {
+      throw badOption(`sandbox ${key} must be a number >= 0 (got ${value}).`);
+    }
+  }
+  if (!Number.isInteger(settings.retryAfterSeconds) || settings.retryAfterSeconds < 0) {
+    throw badOption(
+      `sandbox retryAfterSeconds must be a whole number of seconds >= 0 (got ${settings.retryAfterSeconds}).`,
+    );
+  }
+  const { authFailAfter, authFailStatus } = settings;
+  if (authFailAfter !== undefined && !(Number.isInteger(authFailAfter) && authFailAfter >= 0)) {
+    throw badOption(`sandbox authFailAfter must be an integer >= 0 (got ${authFailAfter}).`);
+  }
+  if (authFailStatus !== 401 && authFailStatus !== 403) {
+    throw badOption(`sandbox authFailStatus must be 401 or 403 (got ${String(authFailStatus)}).`);
+  }
+  return settings;
+}

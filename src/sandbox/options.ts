@@ -1,0 +1,155 @@
+/**
+ * The sandbox's public shape and its options, resolved and checked once before the server
+ * starts (a bad option is a UsageError, not a half-started server).
+ */
+import { randomBytes } from 'node:crypto';
+import { UsageError } from '../errors.js';
+import { DEFAULT_SCHEME, type SignatureScheme } from '../service/signing.js';
+import type { FaultSettings } from './faults.js';
+import type { SandboxStats } from './routes.js';
+import type { SandboxStore } from './store.js';
+
+const badOption = (message: string) => new UsageError(message, 'bad_option');
+
+export interface SandboxOptions {
+  /** default '127.0.0.1' */
+  host?: string;
+  /** default 0 (ephemeral) */
+  port?: number;
+  /** default `lk_sandbox_` + 32 random hex */
+  token?: string;
+  /** SPKI PEM of an RSA-4096 key to verify X-Signature with; generated (and exposed) when absent. */
+  publicKeyPem?: string;
+  /** default true; false only for benchmarks of unsigned tools */
+  verifySignatures?: boolean;
+  /** default DEFAULT_SCHEME (sha256 + pkcs1) */
+  signature?: SignatureScheme;
+  /** create this many varied clients at start */
+  seed?: number;
+  /** PRNG seed for seeding and faults (default 1): same value, same clients, same faults */
+  seedRandom?: number;
+  /** default 0; with 1, page=0 is refused with 400 (param 'page') */
+  pageBase?: 0 | 1;
+  /** default 100; a larger size is refused with 400 (param 'size') */
+  maxPageSize?: number;
+  latencyMs?: number;
+  jitterMs?: number;
+  failRate?: number;
+  throttleRate?: number;
+  rateLimit?: number;
+  retryAfterSeconds?: number;
+  dropRate?: number;
+  resetRate?: number;
+  authFailAfter?: number;
+  /** How authFailAfter refuses: 401 revoked key (default) or 403 IP not allowed. */
+  authFailStatus?: 401 | 403;
+  /** default 'application_date' */
+  applicationDateField?: string;
+  /** one line per request; never carries the token or the signature */
+  log?: (line: string) => void;
+}
+
+export interface Sandbox {
+  /** e.g. http://127.0.0.1:54321 (no trailing slash; API paths are /v1/...) */
+  url: string;
+  token: string;
+  publicKeyPem: string | undefined;
+  /** only when the sandbox generated the pair */
+  privateKeyPem: string | undefined;
+  store: SandboxStore;
+  /** live counters */
+  stats: SandboxStats;
+  /** the fault settings in force */
+  readonly faults: Readonly<FaultSettings>;
+  /** change latency and faults while running */
+  setFaults(changes: Partial<FaultSettings>): void;
+  /** from now on the current token gets 401 */
+  revokeToken(): void;
+  /** closes the server and every open keep-alive socket */
+  close(): Promise<void>;
+}
+
+export interface ResolvedOptions {
+  host: string;
+  port: number;
+  token: string;
+  verifySignatures: boolean;
+  signature: SignatureScheme;
+  seed: number;
+  seedRandom: number;
+  pageBase: 0 | 1;
+  maxPageSize: number;
+  applicationDateField: string;
+  faults: Partial<FaultSettings>;
+}
+
+const STANDARD_FIELDS = [
+  'name',
+  'idempotency_key',
+  'email',
+  'country',
+  'address',
+  'currency',
+  'liquidity_type',
+];
+
+function wholeNumber(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw badOption(`sandbox ${name} must be an integer from ${min} to ${max} (got ${value}).`);
+  }
+  return value;
+}
+
+export function resolveOptions(options: SandboxOptions): ResolvedOptions {
+  const token = options.token ?? `lk_sandbox_${randomBytes(16).toString('hex')}`;
+  if (!/^\S+$/.test(token)) throw badOption('sandbox token must be non-empty and contain no whitespace.');
+  const pageBase = options.pageBase ?? 0;
+  if (pageBase !== 0 && pageBase !== 1) throw badOption(`sandbox pageBase must be 0 or 1 (got ${pageBase}).`);
+  const applicationDateField = options.applicationDateField ?? 'application_date';
+  if (
+    !/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(applicationDateField) ||
+    STANDARD_FIELDS.includes(applicationDateField)
+  ) {
+    throw badOption(
+      `sandbox applicationDateField ${JSON.stringify(applicationDateField)} is not a usable field name.`,
+    );
+  }
+  const signature = options.signature ?? DEFAULT_SCHEME;
+  if (!['sha256', 'sha512'].includes(signature.hash) || !['pkcs1', 'pss'].includes(signature.padding)) {
+    throw badOption('sandbox signature must be {hash: sha256|sha512, padding: pkcs1|pss}.');
+  }
+  const faults: Partial<FaultSettings> = {};
+  const copy = <K extends keyof FaultSettings>(key: K, value: FaultSettings[K] | undefined) => {
+    if (value !== undefined) faults[key] = value;
+  };
+  copy('latencyMs', options.latencyMs);
+  copy('jitterMs', options.jitterMs);
+  copy('failRate', options.failRate);
+  copy('throttleRate', options.throttleRate);
+  copy('rateLimit', options.rateLimit);
+  copy('retryAfterSeconds', options.retryAfterSeconds);
+  copy('dropRate', options.dropRate);
+  copy('resetRate', options.resetRate);
+  copy('authFailAfter', options.authFailAfter);
+  copy('authFailStatus', options.authFailStatus);
+  return {
+    host: options.host ?? '127.0.0.1',
+    port: wholeNumber('port', options.port, 0, 0, 65535),
+    token,
+    verifySignatures: options.verifySignatures ?? true,
+    signature,
+    seed: wholeNumber('seed', options.seed, 0, 0, 10_000_000),
+    seedRandom: wholeNumber('seedRandom', options.seedRandom, 1, -(2 ** 31), 2 ** 32 - 1),
+    pageBase,
+    maxPageSize: wholeNumber('maxPageSize', options.maxPageSize, 100, 1, 1_000_000),
+    applicationDateField,
+    faults,
+  };
+}

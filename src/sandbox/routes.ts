@@ -1,0 +1,139 @@
+/**
+ * The three operations the service publishes, as functions from a parsed request to a Reply.
+ * No sockets here: server.ts decides when each runs (after auth and faults) and writes the reply.
+ */
+
+import { type ListLimits, parseListQuery } from './query.js';
+import type { ErrorSpec, Reply } from './respond.js';
+import { clientReply, errorReply, listReply } from './respond.js';
+import { clientJson, type SandboxStore } from './store.js';
+import type { checkCreateBody } from './validate.js';
+
+export interface SandboxStats {
+  requests: number;
+  creates: number;
+  replays: number;
+  conflicts: number;
+  byStatus: Record<number, number>;
+  faults: { fail: number; throttle: number; drop: number; reset: number; rateLimited: number };
+}
+
+export function emptyStats(): SandboxStats {
+  return {
+    requests: 0,
+    creates: 0,
+    replays: 0,
+    conflicts: 0,
+    byStatus: {},
+    faults: { fail: 0, throttle: 0, drop: 0, reset: 0, rateLimited: 0 },
+  };
+}
+
+export interface RouteDeps {
+  store: SandboxStore;
+  stats: SandboxStats;
+  limits: ListLimits;
+  checkBody: ReturnType<typeof checkCreateBody>;
+}
+
+export type Route = { name: 'create' } | { name: 'list'; search: string } | { name: 'get'; id: string };
+
+function methodNotAllowed(method: string, path: string, allow: string): ErrorSpec {
+  return {
+    status: 405,
+    type: 'invalid_request_error',
+    code: 'method_not_allowed',
+    message: `${method} is not allowed on ${path}; use ${allow}.`,
+    headers: { allow },
+  };
+}
+
+/** Which operation a method and URL name, or the 404/405 a strict router gives. */
+export function resolveRoute(method: string, url: string): Route | ErrorSpec {
+  const mark = url.indexOf('?');
+  const path = mark === -1 ? url : url.slice(0, mark);
+  const search = mark === -1 ? '' : url.slice(mark + 1);
+  if (path === '/v1/client')
+    return method === 'POST' ? { name: 'create' } : methodNotAllowed(method, path, 'POST');
+  if (path === '/v1/clients')
+    return method === 'GET' ? { name: 'list', search } : methodNotAllowed(method, path, 'GET');
+  if (path.startsWith('/v1/clients/') && path.indexOf('/', 12) === -1 && path.length > 12) {
+    if (method !== 'GET') return methodNotAllowed(method, path, 'GET');
+    try {
+      return { name: 'get', id: decodeURIComponent(path.slice(12)) };
+    } catch {
+      // A malformed percent-escape cannot name any client.
+      return { name: 'get', id: '' };
+    }
+  }
+  return {
+    status: 404,
+    type: 'invalid_request_error',
+    code: 'route_not_found',
+    message: `Unrecognized request URL (${method} ${path}). The operations are POST /v1/client, GET /v1/clients and GET /v1/clients/{id}.`,
+  };
+}
+
+export interface CreateResult {
+  reply: Reply;
+  /** A new client was stored (the only case where a reset-after-create fault applies). */
+  created: boolean;
+}
+
+export function createClient(
+  deps: RouteDeps,
+  requestId: string,
+  body: Buffer,
+  contentType: string | undefined,
+): CreateResult {
+  const checked = deps.checkBody(body, contentType);
+  if (!checked.ok) return { reply: errorReply(requestId, checked.error), created: false };
+  const { fields, canonical } = checked;
+  const key = fields.idempotency_key!;
+  const outcome = deps.store.createIdempotent(key, canonical, () => ({
+    name: fields.name!,
+    email: fields.email!,
+    country: fields.country!,
+    address: fields.address!,
+    currency: fields.currency ?? null,
+  }));
+  if (outcome.kind === 'created') {
+    deps.stats.creates++;
+    return { reply: clientReply(201, clientJson(outcome.stored)), created: true };
+  }
+  if (outcome.kind === 'replayed') {
+    deps.stats.replays++;
+    return { reply: clientReply(200, clientJson(outcome.stored)), created: false };
+  }
+  deps.stats.conflicts++;
+  const reply = errorReply(requestId, {
+    status: 409,
+    type: 'invalid_request_error',
+    code: 'idempotency_conflict',
+    message:
+      'This idempotency_key was already used with a different request body. Send the same body to replay it, or use a new key.',
+    param: 'idempotency_key',
+  });
+  return { reply, created: false };
+}
+
+export function listClients(deps: RouteDeps, requestId: string, search: string): Reply {
+  const parsed = parseListQuery(search, deps.limits);
+  if (!parsed.ok) return errorReply(requestId, parsed.error);
+  const { filter, page, size, direction, cacheKey } = parsed.query;
+  const matching = deps.store.query(filter, direction, cacheKey);
+  const offset = (page - deps.limits.pageBase) * size;
+  return listReply(page, size, direction, matching.slice(offset, offset + size).map(clientJson));
+}
+
+export function getClient(deps: RouteDeps, requestId: string, id: string): Reply {
+  const stored = deps.store.stored(id);
+  if (stored) return clientReply(200, clientJson(stored));
+  return errorReply(requestId, {
+    status: 404,
+    type: 'invalid_request_error',
+    code: 'resource_missing',
+    message: `No such client: ${JSON.stringify(id)}.`,
+    param: 'id',
+  });
+}

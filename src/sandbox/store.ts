@@ -1,0 +1,253 @@
+/**
+ * The emulator's clients, kept sorted by (created_at, id) — the List Clients order — so a
+ * page is a slice, not a sort. The exporter pages through 100,000 clients, so the filtered,
+ * ordered result of a query is cached per (filters, direction) and dropped whenever the
+ * store changes (a version counter), instead of re-filtering the whole store per page.
+ * Clients are frozen once stored, so each one's JSON is made once and reused by every page.
+ */
+import { randomBytes } from 'node:crypto';
+import type { ClientStatus, CreditStatus, Direction } from '../service/schemas.js';
+
+export interface SandboxDocument {
+  name: string | null;
+  key: string | null;
+  status: string | null;
+  reason: string | null;
+}
+
+export interface SandboxBankInformation {
+  iban: string | null;
+  account_number: string | null;
+  swift_code: string | null;
+}
+
+/** Client detail exactly as the service publishes it (SPEC.md); nothing more goes on the wire. */
+export interface SandboxClient {
+  id: string;
+  name: string;
+  status: ClientStatus;
+  credit_status: CreditStatus;
+  created_at: string;
+  email: string;
+  country: string;
+  address: string;
+  currency: string | null;
+  bank_information: SandboxBankInformation;
+  documents: SandboxDocument[];
+}
+
+/** What `insert` takes: anything left out gets the value a fresh Create Client would give it. */
+export type ClientInput = Partial<Omit<SandboxClient, 'bank_information' | 'created_at'>> & {
+  bank_information?: Partial<SandboxBankInformation>;
+  /** Any Date-parsable value; normalized to ISO with milliseconds. Default: now. */
+  created_at?: string | Date;
+};
+
+export interface ListFilter {
+  statuses: ReadonlySet<string> | null;
+  creditStatuses: ReadonlySet<string> | null;
+  /** inclusive bounds, ms since epoch */
+  fromMs: number | null;
+  toMs: number | null;
+}
+
+/** A stored client with its sort time and its JSON, serialized on first use. */
+export interface StoredClient {
+  readonly ms: number;
+  readonly client: SandboxClient;
+  json: string | undefined;
+}
+
+export function clientJson(stored: StoredClient): string {
+  stored.json ??= JSON.stringify(stored.client);
+  return stored.json;
+}
+
+export type CreateOutcome = { kind: 'created' | 'replayed' | 'conflict'; stored: StoredClient };
+
+type Entry = StoredClient;
+
+/** Order of List Clients: created_at, then id. */
+function compareEntries(a: Entry, b: Entry): number {
+  return a.ms - b.ms || (a.client.id < b.client.id ? -1 : a.client.id > b.client.id ? 1 : 0);
+}
+
+/** A bounded cache is enough: an export asks the same query over and over, rarely many at once. */
+const MAX_CACHED_QUERIES = 64;
+
+// Random bytes drawn in blocks: one randomBytes call per id costs more than the rest of a create.
+let idPool = Buffer.alloc(0);
+let idOffset = 0;
+
+export function newClientId(): string {
+  if (idOffset + 12 > idPool.length) {
+    idPool = randomBytes(12 * 1024);
+    idOffset = 0;
+  }
+  idOffset += 12;
+  return `cli_${idPool.toString('hex', idOffset - 12, idOffset)}`;
+}
+
+export class SandboxStore {
+  readonly #entries: Entry[] = [];
+  readonly #byId = new Map<string, Entry>();
+  readonly #byKey = new Map<string, { canonical: string; stored: StoredClient }>();
+  readonly #cache = new Map<string, readonly StoredClient[]>();
+  #cacheVersion = 0;
+  #version = 0;
+
+  /** Bumped on every change; cached query results older than it are stale. */
+  get version(): number {
+    return this.#version;
+  }
+
+  get size(): number {
+    return this.#entries.length;
+  }
+
+  /** Every client in List Clients ascending order (a copy). */
+  all(): SandboxClient[] {
+    return this.#entries.map((entry) => entry.client);
+  }
+
+  get(id: string): SandboxClient | undefined {
+    return this.#byId.get(id)?.client;
+  }
+
+  /** The client with its cached JSON, for replies. */
+  stored(id: string): StoredClient | undefined {
+    return this.#byId.get(id);
+  }
+
+  byIdempotencyKey(key: string): SandboxClient | undefined {
+    return this.#byKey.get(key)?.stored.client;
+  }
+
+  /**
+   * Adds a client directly (seeding, "created during export" tests). created_at = now unless
+   * given. The client returned is frozen: stored clients change only through the store.
+   */
+  insert(input: ClientInput = {}): SandboxClient {
+    return this.#insert(input).client;
+  }
+
+  #insert(input: ClientInput): StoredClient {
+    const entry = toEntry(input);
+    if (this.#byId.has(entry.client.id)) throw new Error(`duplicate client id ${entry.client.id}`);
+    this.#place(entry);
+    return entry;
+  }
+
+  /** Bulk insert with one sort at the end: seeding 100,000 clients must stay well under a second. */
+  insertMany(inputs: Iterable<ClientInput>): void {
+    for (const input of inputs) {
+      const entry = toEntry(input);
+      if (this.#byId.has(entry.client.id)) throw new Error(`duplicate client id ${entry.client.id}`);
+      this.#byId.set(entry.client.id, entry);
+      this.#entries.push(entry);
+    }
+    this.#entries.sort(compareEntries);
+    this.#version++;
+  }
+
+  /**
+   * Create Client's idempotency: same key + same canonical body returns the first client;
+   * same key + another body is a conflict; otherwise `make` builds the new client.
+   */
+  createIdempotent(key: string, canonical: string, make: () => ClientInput): CreateOutcome {
+    const known = this.#byKey.get(key);
+    if (known) return { kind: known.canonical === canonical ? 'replayed' : 'conflict', stored: known.stored };
+    const stored = this.#insert(make());
+    this.#byKey.set(key, { canonical, stored });
+    return { kind: 'created', stored };
+  }
+
+  /** The clients matching `filter`, in `direction` order; callers slice pages from it. */
+  query(filter: ListFilter, direction: Direction, cacheKey: string): readonly StoredClient[] {
+    if (this.#cacheVersion !== this.#version || this.#cache.size >= MAX_CACHED_QUERIES) {
+      this.#cache.clear();
+      this.#cacheVersion = this.#version;
+    }
+    const cached = this.#cache.get(cacheKey);
+    if (cached) return cached;
+    const result = this.#select(filter);
+    if (direction === 'desc') result.reverse();
+    this.#cache.set(cacheKey, result);
+    return result;
+  }
+
+  #select({ statuses, creditStatuses, fromMs, toMs }: ListFilter): StoredClient[] {
+    // The entries are sorted by time: a created_at range is two binary searches.
+    const start = fromMs === null ? 0 : this.#firstIndexAfter((ms) => ms < fromMs);
+    const end = toMs === null ? this.#entries.length : this.#firstIndexAfter((ms) => ms <= toMs);
+    if (!statuses && !creditStatuses) return this.#entries.slice(start, end);
+    const out: StoredClient[] = [];
+    for (let i = start; i < end; i++) {
+      const entry = this.#entries[i]!;
+      if (statuses && !statuses.has(entry.client.status)) continue;
+      if (creditStatuses && !creditStatuses.has(entry.client.credit_status)) continue;
+      out.push(entry);
+    }
+    return out;
+  }
+
+  /** First index whose entry does not satisfy `before` (entries satisfying it form a prefix). */
+  #firstIndexAfter(before: (ms: number) => boolean): number {
+    let lo = 0;
+    let hi = this.#entries.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (before(this.#entries[mid]!.ms)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  #place(entry: Entry): void {
+    const entries = this.#entries;
+    const last = entries[entries.length - 1];
+    // New clients are stamped "now": appending is the common case.
+    if (!last || compareEntries(last, entry) <= 0) {
+      entries.push(entry);
+    } else {
+      let lo = 0;
+      let hi = entries.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (compareEntries(entries[mid]!, entry) <= 0) lo = mid + 1;
+        else hi = mid;
+      }
+      entries.splice(lo, 0, entry);
+    }
+    this.#byId.set(entry.client.id, entry);
+    this.#version++;
+  }
+}
+
+function toEntry(input: ClientInput): Entry {
+  const created =
+    input.created_at instanceof Date ? input.created_at : new Date(input.created_at ?? Date.now());
+  const ms = created.getTime();
+  if (Number.isNaN(ms)) throw new RangeError(`invalid created_at: ${String(input.created_at)}`);
+  const bank = input.bank_information;
+  const client: SandboxClient = Object.freeze({
+    id: input.id ?? newClientId(),
+    name: input.name ?? '',
+    status: input.status ?? 'pending_review',
+    credit_status: input.credit_status ?? 'inactive',
+    created_at: created.toISOString(),
+    email: input.email ?? '',
+    country: input.country ?? '',
+    address: input.address ?? '',
+    currency: input.currency ?? null,
+    bank_information: Object.freeze({
+      iban: bank?.iban ?? null,
+      account_number: bank?.account_number ?? null,
+      swift_code: bank?.swift_code ?? null,
+    }),
+    documents: Object.freeze(
+      (input.documents ?? []).map((doc) => Object.freeze({ ...doc })),
+    ) as SandboxDocument[],
+  });
+  return { ms, client, json: undefined };
+}

@@ -1,0 +1,157 @@
+import { Agent, request } from 'undici';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../src/errors.js';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../src/sandbox/index.js';
+import { call, create, expectErrorShape, validBody } from './sandbox.helpers.js';
+
+/** Starts an unsigned sandbox for one test and always closes it. */
+async function withSandbox(options: SandboxOptions, run: (sandbox: Sandbox) => Promise<void>): Promise<void> {
+  const sandbox = await startSandbox({ verifySignatures: false, ...options });
+  try {
+    await run(sandbox);
+  } finally {
+    await sandbox.close();
+  }
+}
+
+describe('injected faults', () => {
+  it('failRate 1 answers every request with a 5xx api_error, before handling', () =>
+    withSandbox({ failRate: 1 }, async (sandbox) => {
+      for (let i = 0; i < 12; i++) {
+        const answer = await create(sandbox, validBody());
+        expect([500, 502, 503, 504]).toContain(answer.status);
+        expectErrorShape(answer);
+        expect(answer.json.error.type).toBe('api_error');
+      }
+      expect(sandbox.store.size).toBe(0);
+      expect(sandbox.stats.faults.fail).toBe(12);
+    }));
+
+  it('checks auth before faults', () =>
+    withSandbox({ failRate: 1, throttleRate: 1 }, async (sandbox) => {
+      expect((await call(sandbox, '/v1/clients', { token: 'wrong' })).status).toBe(401);
+    }));
+
+  it('throttleRate 1 answers 429 rate_limit_error with Retry-After', () =>
+    withSandbox({ throttleRate: 1, retryAfterSeconds: 0 }, async (sandbox) => {
+      const answer = await call(sandbox, '/v1/clients');
+      expect(answer.status).toBe(429);
+      expect(answer.headers['retry-after']).toBe('0');
+      expect(answer.json.error.type).toBe('rate_limit_error');
+      expect(sandbox.stats.faults.throttle).toBe(1);
+      sandbox.setFaults({ retryAfterSeconds: 2 });
+      expect((await call(sandbox, '/v1/clients')).headers['retry-after']).toBe('2');
+    }));
+
+  it('rateLimit lets N requests per second through and 429s the rest', () =>
+    withSandbox({ rateLimit: 5 }, async (sandbox) => {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => call(sandbox, '/v1/clients')));
+      const ok = answers.filter((a) => a.status === 200).length;
+      expect(ok).toBeGreaterThanOrEqual(5);
+      expect(ok).toBeLessThanOrEqual(6);
+      const limited = answers.find((a) => a.status === 429)!;
+      expect(limited.headers['retry-after']).toBe('1');
+      expect(limited.json.error.code).toBe('rate_limit_exceeded');
+      expect(sandbox.stats.faults.rateLimited).toBe(20 - ok);
+    }));
+
+  it('dropRate 1 cuts the connection with no response', () =>
+    withSandbox({ dropRate: 1 }, async (sandbox) => {
+      await expect(call(sandbox, '/v1/clients')).rejects.toThrow();
+      expect(sandbox.stats.faults.drop).toBe(1);
+      expect(sandbox.stats.byStatus).toEqual({});
+    }));
+
+  it('resetRate 1 stores the client, then cuts the connection; the retry replays it', () =>
+    withSandbox({ resetRate: 1 }, async (sandbox) => {
+      const body = validBody();
+      await expect(create(sandbox, body)).rejects.toThrow();
+      const stored = sandbox.store.byIdempotencyKey(body.idempotency_key as string);
+      expect(stored).toBeDefined();
+      expect(sandbox.stats.faults.reset).toBe(1);
+      // Only new clients are cut off: the retry (same key, same body) gets its answer.
+      const retry = await create(sandbox, body);
+      expect(retry.status).toBe(200);
+      expect(retry.json.data.id).toBe(stored!.id);
+      expect(sandbox.store.size).toBe(1);
+    }));
+
+  it('adds latency and jitter', () =>
+    withSandbox({ latencyMs: 80, jitterMs: 40 }, async (sandbox) => {
+      const started = performance.now();
+      await call(sandbox, '/v1/clients');
+      const took = performance.now() - started;
+      expect(took).toBeGreaterThanOrEqual(75);
+      expect(took).toBeLessThan(1000);
+    }));
+
+  it('repeats the same faults for the same seedRandom', async () => {
+    const run = async (seedRandom: number) => {
+      const statuses: number[] = [];
+      await withSandbox({ failRate: 0.3, throttleRate: 0.2, seedRandom }, async (sandbox) => {
+        for (let i = 0; i < 40; i++) statuses.push((await call(sandbox, '/v1/clients')).status);
+      });
+      return statuses;
+    };
+    const [a, b, c] = [await run(3), await run(3), await run(4)];
+    expect(a).toEqual(b);
+    expect(a).not.toEqual(c);
+    expect(new Set(a)).toContain(200);
+    expect(new Set(a)).toContain(429);
+  });
+
+  it('changes faults at runtime and refuses nonsense', () =>
+    withSandbox({}, async (sandbox) => {
+      expect((await call(sandbox, '/v1/clients')).status).toBe(200);
+      sandbox.setFaults({ failRate: 1 });
+      expect((await call(sandbox, '/v1/clients')).status).toBeGreaterThanOrEqual(500);
+      sandbox.setFaults({ failRate: 0 });
+      expect((await call(sandbox, '/v1/clients')).status).toBe(200);
+      expect(() => sandbox.setFaults({ failRate: 2 })).toThrow(UsageError);
+      expect(() => sandbox.setFaults({ retryAfterSeconds: 0.5 })).toThrow(UsageError);
+      expect(sandbox.faults.failRate).toBe(0);
+      expect(sandbox.stats.requests).toBe(3);
+      expect(sandbox.stats.byStatus[200]).toBe(2);
+    }));
+
+  it('refuses bad options with a UsageError', async () => {
+    await expect(startSandbox({ dropRate: -1 })).rejects.toThrow(UsageError);
+    await expect(startSandbox({ verifySignatures: false, maxPageSize: 0 })).rejects.toThrow(UsageError);
+    await expect(startSandbox({ verifySignatures: false, token: 'has space' })).rejects.toThrow(UsageError);
+  });
+});
+
+describe('logging and closing', () => {
+  it('logs one line per request without the token or the signature', async () => {
+    const lines: string[] = [];
+    await withSandbox({ log: (line) => lines.push(line) }, async (sandbox) => {
+      await create(sandbox, validBody(), { headers: { 'x-signature': 'c2VjcmV0' } });
+      await call(sandbox, '/v1/clients?size=1');
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(/^POST \/v1\/client 201 \d+ms req_/);
+      expect(lines.join('\n')).not.toContain(sandbox.token);
+      expect(lines.join('\n')).not.toContain('c2VjcmV0');
+    });
+  });
+
+  it('closes promptly with an idle keep-alive connection and a request asleep in latency', async () => {
+    const sandbox = await startSandbox({ verifySignatures: false });
+    const agent = new Agent({ keepAliveTimeout: 60_000 });
+    try {
+      expect((await call(sandbox, '/v1/clients', { dispatcher: agent })).status).toBe(200);
+      sandbox.setFaults({ latencyMs: 30_000 });
+      const pending = request(`${sandbox.url}/v1/clients`, {
+        headers: { authorization: `Bearer ${sandbox.token}` },
+        dispatcher: agent,
+      }).catch((error: unknown) => error);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const started = performance.now();
+      await sandbox.close();
+      expect(performance.now() - started).toBeLessThan(1000);
+      expect(await pending).toBeInstanceOf(Error);
+      await sandbox.close(); // idempotent
+    } finally {
+      await agent.close();
+    }
+  });
+});
