@@ -1,5 +1,5 @@
 import { createPublicKey } from 'node:crypto';
-import { mkdir, open } from 'node:fs/promises';
+import { access, mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { publicKeyFingerprint } from '../service/keys.js';
@@ -14,6 +14,12 @@ export async function runKeygen(args: KeygenArgs, io: { stdout: NodeJS.WritableS
   await mkdir(args.out, { recursive: true, mode: 0o700 });
   const privatePath = join(args.out, 'private.pem');
   const publicPath = join(args.out, 'public.pem');
+  // Checked before the (slow) generation, so an existing pair is never half-replaced.
+  for (const path of [privatePath, publicPath]) {
+    if (await access(path).then(() => true, () => false)) {
+      throw new UsageError(`${path} already exists; keygen never overwrites a key (choose another --out)`, 'key_exists');
+    }
+  }
   const { privateKeyPem, publicKeyPem } = await generateRsaKeyPair();
   // 'wx' fails if the file exists: an existing key is never replaced.
   await writeNew(privatePath, privateKeyPem, 0o600);

@@ -56,6 +56,7 @@ export async function loadSigningKey(file: string): Promise<LoadedKey> {
 
 /** SHA-256 over the DER SPKI, as `SHA256:<base64>` (the form ssh-keygen prints). */
 export function publicKeyFingerprint(key: KeyObject): string {
-  const der = createPublicKey(key).export({ type: 'spki', format: 'der' });
+  const publicKey = key.type === 'public' ? key : createPublicKey(key);
+  const der = publicKey.export({ type: 'spki', format: 'der' });
   return `SHA256:${createHash('sha256').update(der).digest('base64').replace(/=+$/, '')}`;
 }

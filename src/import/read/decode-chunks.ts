@@ -69,7 +69,7 @@ export async function* decodeChunks(
     if (nul !== -1) {
       const line = lines.lineAt(text, nul);
       throw new InputError(
-        `${file}: contains NUL bytes (line ${line}): is this really a CSV file? A spreadsheet must be saved as CSV (or .xlsx) first`,
+        `${file}: contains NUL bytes (line ${line}): is this really a CSV file?`,
         'input_binary',
         { file, line },
       );

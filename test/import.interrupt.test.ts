@@ -1,0 +1,61 @@
+import { spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { stringify } from 'csv-stringify/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
+import { BIN, CLIENT_HEADER, makeTempDir, readResults, runCli, sandboxEnv, validRows, writeKeyFile } from './helpers.js';
+
+let sandbox: Sandbox;
+let temp: Awaited<ReturnType<typeof makeTempDir>>;
+let keyFile: string;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ latencyMs: 40 });
+  temp = await makeTempDir();
+  keyFile = await writeKeyFile(temp.dir, sandbox.privateKeyPem);
+});
+afterAll(async () => {
+  await sandbox.close();
+  await temp.cleanup();
+});
+
+describe('Ctrl-C', () => {
+  it('stops reading, finishes in-flight requests, prints the resume command and exits 3', async () => {
+    const input = join(temp.dir, 'clients.csv');
+    const results = join(temp.dir, 'clients.results.csv');
+    await writeFile(input, stringify([CLIENT_HEADER, ...validRows(300)]));
+    const child = spawn(process.execPath, [BIN, 'import', input, '--results', results, '--concurrency', '4'], {
+      env: { ...process.env, ...sandboxEnv(sandbox, keyFile) },
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const poll = setInterval(async () => {
+      const text = await readFile(results, 'utf8').catch(() => '');
+      if (text.split(',created,').length > 20) {
+        clearInterval(poll);
+        child.kill('SIGINT');
+      }
+    }, 10);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    clearInterval(poll);
+    expect(code).toBe(3);
+    expect(stderr).toContain('stopped: interrupted');
+    const resume = /to continue: (.*)/.exec(stderr)?.[1];
+    expect(resume).toBe(`ccs-bulk import ${input} --results ${results} --concurrency 4 --resume`);
+
+    const lines = await readResults(results);
+    expect(lines.length).toBeLessThan(300);
+    // In-flight requests finished: every client the sandbox holds has its created line.
+    expect(lines.filter((l) => l[1] === 'created')).toHaveLength(sandbox.store.size);
+
+    const args = resume!.split(' ').slice(1);
+    const rest = await runCli([...args, '--json', '--quiet'], { env: sandboxEnv(sandbox, keyFile) });
+    expect(rest.code).toBe(0);
+    expect(sandbox.store.size).toBe(300);
+    const summary = JSON.parse(rest.stdout);
+    expect(summary.counts.skipped + summary.counts.created).toBe(300);
+  });
+});
