@@ -13,7 +13,11 @@ const SENDING = 'Sending:';
 
 function connectionFlags<T>(y: Argv<T>) {
   return y
-    .option('base-url', { type: 'string', group: CONNECTION, describe: 'service base URL (env CCS_BASE_URL)' })
+    .option('base-url', {
+      type: 'string',
+      group: CONNECTION,
+      describe: 'service base URL (env CCS_BASE_URL)',
+    })
     .option('token-file', {
       type: 'string',
       group: CONNECTION,
@@ -24,10 +28,18 @@ function connectionFlags<T>(y: Argv<T>) {
       group: CONNECTION,
       describe: 'start the emulator in-process with a fresh key pair and token',
     })
-    .option('timeout', { type: 'number', group: CONNECTION, default: 30, describe: 'seconds to wait for a response' })
+    .option('timeout', {
+      type: 'number',
+      group: CONNECTION,
+      default: 30,
+      describe: 'seconds to wait for a response',
+    })
     .option('retries', { type: 'number', group: CONNECTION, default: 5, describe: 'retries per request' })
     .option('quiet', { type: 'boolean', alias: 'q', describe: 'no progress on stderr' })
-    .option('json', { type: 'boolean', describe: 'print the summary as JSON on stdout' });
+    .option('json', {
+      type: 'boolean',
+      describe: 'print the summary as JSON on stdout (stderr when data goes there)',
+    });
 }
 
 function signingFlags<T>(y: Argv<T>) {
@@ -37,17 +49,33 @@ function signingFlags<T>(y: Argv<T>) {
       group: CONNECTION,
       describe: 'RSA-4096 private key PEM file (env CCS_SIGNING_KEY_FILE)',
     })
-    .option('signature-hash', { choices: ['sha256', 'sha512'] as const, default: 'sha256' as const, group: CONNECTION })
-    .option('signature-padding', { choices: ['pkcs1', 'pss'] as const, default: 'pkcs1' as const, group: CONNECTION });
+    .option('signature-hash', {
+      choices: ['sha256', 'sha512'] as const,
+      default: 'sha256' as const,
+      group: CONNECTION,
+    })
+    .option('signature-padding', {
+      choices: ['pkcs1', 'pss'] as const,
+      default: 'pkcs1' as const,
+      group: CONNECTION,
+    });
 }
 
 function importFlags<T>(y: Argv<T>) {
   return signingFlags(connectionFlags(y))
     .positional('file', { type: 'string', demandOption: true, describe: 'CSV or .xlsx file' })
-    .option('results', { type: 'string', group: OUTPUT, describe: 'results file (default <file>.results.csv)' })
+    .option('results', {
+      type: 'string',
+      group: OUTPUT,
+      describe: 'results file (default <file>.results.csv)',
+    })
     .option('resume', { type: 'boolean', group: OUTPUT, describe: 'continue an existing results file' })
     .option('overwrite', { type: 'boolean', group: OUTPUT, describe: 'replace an existing results file' })
-    .option('failed', { type: 'string', group: OUTPUT, describe: 'write invalid and failed rows here, ready to fix' })
+    .option('failed', {
+      type: 'string',
+      group: OUTPUT,
+      describe: 'write invalid and failed rows here, ready to fix',
+    })
     .option('map', {
       type: 'string',
       array: true,
@@ -62,7 +90,11 @@ function importFlags<T>(y: Argv<T>) {
     .option('encoding', { type: 'string', group: INPUT, describe: 'input encoding (detected when absent)' })
     .option('delimiter', { type: 'string', group: INPUT, describe: 'field delimiter (detected when absent)' })
     .option('sheet', { type: 'string', group: INPUT, describe: '.xlsx sheet name or 1-based number' })
-    .option('max-record-size', { type: 'number', group: INPUT, describe: 'bytes allowed in one record (default 1 MiB)' })
+    .option('max-record-size', {
+      type: 'number',
+      group: INPUT,
+      describe: 'bytes allowed in one record (default 1 MiB)',
+    })
     .option('application-date-field', { type: 'string', default: 'application_date', group: SENDING })
     .option('liquidity-type', {
       type: 'string',
@@ -77,7 +109,13 @@ function importFlags<T>(y: Argv<T>) {
 
 function exportFlags<T>(y: Argv<T>) {
   return connectionFlags(y)
-    .option('out', { type: 'string', default: '-', group: OUTPUT, describe: "output file, '-' for stdout" })
+    .option('out', {
+      type: 'string',
+      default: '-',
+      requiresArg: true,
+      group: OUTPUT,
+      describe: "output file, '-' for stdout",
+    })
     .option('format', { choices: ['csv', 'jsonl'] as const, default: 'csv' as const, group: OUTPUT })
     .option('columns', { type: 'string', group: OUTPUT, describe: 'comma list of columns, in order' })
     .option('bom', { type: 'boolean', group: OUTPUT, describe: 'start the CSV with a UTF-8 BOM (Excel)' })
@@ -90,7 +128,10 @@ function exportFlags<T>(y: Argv<T>) {
     .option('status', { type: 'string', describe: 'comma list of client statuses' })
     .option('credit-status', { type: 'string', describe: 'comma list: active,inactive' })
     .option('created-from', { type: 'string', describe: 'ISO date or date-time, inclusive' })
-    .option('created-to', { type: 'string', describe: 'ISO date or date-time, inclusive (a date means the whole day)' })
+    .option('created-to', {
+      type: 'string',
+      describe: 'ISO date or date-time, inclusive (a date means the whole day)',
+    })
     .option('direction', { choices: ['asc', 'desc'] as const, default: 'asc' as const })
     .option('page-size', { type: 'number', default: 100 })
     .option('prefetch', { type: 'number', default: 4, describe: 'pages fetched ahead of the writer' });
@@ -104,15 +145,21 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
   let exitCode = 0;
   await yargs(argv)
     .scriptName('ccs-bulk')
-    .usage('$0 <command> [options]\n\nMove client profiles between spreadsheets and the Client Credit Service.')
+    .usage(
+      '$0 <command> [options]\n\nMove client profiles between spreadsheets and the Client Credit Service.',
+    )
     .command(
       'import <file>',
       'CSV or .xlsx → Create Client, with a results file',
-      (y) => importFlags(y).option('dry-run', { type: 'boolean', describe: 'check everything, send nothing' }),
+      (y) =>
+        importFlags(y).option('dry-run', { type: 'boolean', describe: 'check everything, send nothing' }),
       async (args) => {
         const { resolveImportOptions } = await import('./options.js');
         const { runImport } = await import('./commands/import.js');
-        exitCode = await runImport(await resolveImportOptions(args, env, { dryRun: args.dryRun === true, commandLine: argv }), io);
+        exitCode = await runImport(
+          await resolveImportOptions(args, env, { dryRun: args.dryRun === true, commandLine: argv }),
+          io,
+        );
       },
     )
     .command(
@@ -122,7 +169,10 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
       async (args) => {
         const { resolveImportOptions } = await import('./options.js');
         const { runImport } = await import('./commands/import.js');
-        exitCode = await runImport(await resolveImportOptions(args, env, { dryRun: true, commandLine: argv }), io);
+        exitCode = await runImport(
+          await resolveImportOptions(args, env, { dryRun: true, commandLine: argv }),
+          io,
+        );
       },
     )
     .command(
@@ -142,7 +192,10 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
         y
           .option('port', { type: 'number', default: 4010 })
           .option('host', { type: 'string', default: '127.0.0.1' })
-          .option('token', { type: 'string', describe: 'bearer token to accept (default: a fresh lk_sandbox_ token)' })
+          .option('token', {
+            type: 'string',
+            describe: 'bearer token to accept (default: a fresh lk_sandbox_ token)',
+          })
           .option('public-key', { type: 'string', describe: 'SPKI PEM file to verify signatures with' })
           .option('seed', { type: 'number', describe: 'create N varied clients at start' })
           .option('seed-random', { type: 'number', describe: 'PRNG seed for seeding and faults' })
@@ -153,8 +206,14 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
           .option('fail-rate', { type: 'number', describe: 'probability of a 5xx' })
           .option('throttle-rate', { type: 'number', describe: 'probability of a 429 with Retry-After' })
           .option('rate-limit', { type: 'number', describe: 'requests per second before 429' })
-          .option('drop-rate', { type: 'number', describe: 'probability a connection is cut before handling' })
-          .option('reset-rate', { type: 'number', describe: 'probability a connection is cut after the client was created' })
+          .option('drop-rate', {
+            type: 'number',
+            describe: 'probability a connection is cut before handling',
+          })
+          .option('reset-rate', {
+            type: 'number',
+            describe: 'probability a connection is cut after the client was created',
+          })
           .option('verify-signatures', { type: 'boolean', default: true })
           .option('signature-hash', { choices: ['sha256', 'sha512'] as const, default: 'sha256' as const })
           .option('signature-padding', { choices: ['pkcs1', 'pss'] as const, default: 'pkcs1' as const }),
@@ -188,7 +247,12 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
     .command(
       'keygen',
       'write an RSA-4096 key pair (PEM) to register with the service',
-      (y) => y.option('out', { type: 'string', demandOption: true, describe: 'directory for private.pem and public.pem' }),
+      (y) =>
+        y.option('out', {
+          type: 'string',
+          demandOption: true,
+          describe: 'directory for private.pem and public.pem',
+        }),
       async (args) => {
         const { runKeygen } = await import('./commands/keygen.js');
         await runKeygen({ out: args.out }, io);

@@ -8,10 +8,12 @@ export {
   StoppedError,
   UsageError,
 } from './errors.js';
+export { EXPORT_COLUMNS, type ExportColumn } from './export/columns.js';
+export type { ExportClientsOptions, ExportSummary } from './export/run-export.js';
 export { exportClients } from './export/run-export.js';
 export type { ImportClientsOptions, ImportPlan, ImportSummary } from './import/run-import.js';
 export { importClients } from './import/run-import.js';
-export type { Sandbox, SandboxOptions } from './sandbox/index.js';
+export type { FaultSettings, Sandbox, SandboxClient, SandboxOptions } from './sandbox/index.js';
 export { startSandbox } from './sandbox/index.js';
 export type { ServiceClient, ServiceClientOptions } from './service/client.js';
 export { createServiceClient } from './service/client.js';

@@ -23,13 +23,19 @@ export async function main(argv: string[]): Promise<never> {
 
   let code: number;
   try {
-    code = await runCli(argv, process.env, { stdout: process.stdout, stderr: process.stderr, signal: interrupt.signal });
+    code = await runCli(argv, process.env, {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      signal: interrupt.signal,
+    });
   } catch (error) {
     if (isCcsError(error)) {
       process.stderr.write(`ccs-bulk: error: ${error.message}\n`);
       code = error.exitCode;
     } else {
-      process.stderr.write(`ccs-bulk: internal error (please report): ${(error as Error)?.stack ?? String(error)}\n`);
+      process.stderr.write(
+        `ccs-bulk: internal error (please report): ${(error as Error)?.stack ?? String(error)}\n`,
+      );
       code = 1;
     }
   }

@@ -56,7 +56,8 @@ const positiveInt = (flag: string, max: number) =>
 
 function check<T>(schema: z.ZodType<T>, value: unknown): T {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new UsageError(parsed.error.issues[0]?.message ?? 'invalid option', 'bad_option');
+  if (!parsed.success)
+    throw new UsageError(parsed.error.issues[0]?.message ?? 'invalid option', 'bad_option');
   return parsed.data;
 }
 
@@ -104,7 +105,10 @@ async function readToken(argv: { tokenFile?: string | undefined }, env: NodeJS.P
     }
     const token = text.trim();
     if (token === '' || /\s/.test(token)) {
-      throw new UsageError(`--token-file ${argv.tokenFile} must hold the token alone on one line`, 'token_invalid');
+      throw new UsageError(
+        `--token-file ${argv.tokenFile} must hold the token alone on one line`,
+        'token_invalid',
+      );
     }
     return token;
   }
@@ -119,7 +123,8 @@ async function resolveConnection(
   signingKeyFile: string | undefined,
 ): Promise<Connection> {
   if (argv.sandbox) {
-    if (argv.baseUrl !== undefined) throw new UsageError('--sandbox and --base-url exclude each other', 'bad_option');
+    if (argv.baseUrl !== undefined)
+      throw new UsageError('--sandbox and --base-url exclude each other', 'bad_option');
     return { kind: 'sandbox' };
   }
   const baseUrl = argv.baseUrl ?? env.CCS_BASE_URL;
@@ -131,7 +136,10 @@ async function resolveConnection(
 
 function common(argv: ImportArgv | ExportArgv) {
   return {
-    retries: check(z.number().int().min(0, '--retries must be 0 or more').max(20, '--retries must be at most 20'), argv.retries),
+    retries: check(
+      z.number().int().min(0, '--retries must be 0 or more').max(20, '--retries must be at most 20'),
+      argv.retries,
+    ),
     timeoutMs: check(z.number().positive('--timeout must be positive').max(3600), argv.timeout) * 1000,
     quiet: argv.quiet === true,
     json: argv.json === true,
@@ -143,7 +151,8 @@ export async function resolveImportOptions(
   env: NodeJS.ProcessEnv,
   mode: { dryRun: boolean; commandLine: readonly string[] },
 ): Promise<ImportOptions> {
-  if (argv.resume && argv.overwrite) throw new UsageError('--resume and --overwrite exclude each other', 'bad_option');
+  if (argv.resume && argv.overwrite)
+    throw new UsageError('--resume and --overwrite exclude each other', 'bad_option');
   const signingKeyFile = argv.signingKey ?? env.CCS_SIGNING_KEY_FILE ?? undefined;
   const connection = mode.dryRun ? undefined : await resolveConnection(argv, env, signingKeyFile);
   if (connection?.kind === 'service' && connection.signingKeyFile === undefined) {
@@ -157,7 +166,8 @@ export async function resolveImportOptions(
   const delimiter = parseDelimiter(argv.delimiter);
   if (delimiter !== undefined) read.delimiter = delimiter;
   if (argv.sheet !== undefined) read.sheet = argv.sheet;
-  if (argv.maxRecordSize !== undefined) read.maxRecordSize = check(positiveInt('--max-record-size', 2 ** 30), argv.maxRecordSize);
+  if (argv.maxRecordSize !== undefined)
+    read.maxRecordSize = check(positiveInt('--max-record-size', 2 ** 30), argv.maxRecordSize);
   const field = argv.applicationDateField.trim();
   if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(field)) {
     throw new UsageError(`--application-date-field "${field}" is not a usable JSON field name`, 'bad_option');
@@ -178,8 +188,10 @@ export async function resolveImportOptions(
     applicationDateField: field,
     liquidityType: argv.liquidityType.trim(),
     concurrency: check(positiveInt('--concurrency', 1024), argv.concurrency),
-    rate: argv.rate === undefined ? undefined : check(z.number().positive('--rate must be positive'), argv.rate),
-    maxErrors: argv.maxErrors === undefined ? undefined : check(positiveInt('--max-errors', 2 ** 31), argv.maxErrors),
+    rate:
+      argv.rate === undefined ? undefined : check(z.number().positive('--rate must be positive'), argv.rate),
+    maxErrors:
+      argv.maxErrors === undefined ? undefined : check(positiveInt('--max-errors', 2 ** 31), argv.maxErrors),
     commandLine: mode.commandLine,
   };
 }
@@ -188,7 +200,10 @@ export interface ResolvedExportOptions extends CommonOptions {
   export: ExportOptions;
 }
 
-export async function resolveExportOptions(argv: ExportArgv, env: NodeJS.ProcessEnv): Promise<ResolvedExportOptions> {
+export async function resolveExportOptions(
+  argv: ExportArgv,
+  env: NodeJS.ProcessEnv,
+): Promise<ResolvedExportOptions> {
   const connection = await resolveConnection(argv, env, undefined);
   const { parseExportOptions } = await import('./export/options.js');
   return {

@@ -26,6 +26,8 @@ export interface ProgressOptions {
   stream: NodeJS.WritableStream & { isTTY?: boolean };
   mode: ProgressMode;
   unit: string;
+  /** false when there is no total to measure against (export): no bar, no ETA */
+  knownTotal?: boolean;
   /** for plain lines */
   intervalMs?: number;
 }
@@ -45,7 +47,10 @@ export function createProgress(options: ProgressOptions): Progress {
     const bar = new cliProgress.SingleBar(
       {
         stream: options.stream,
-        format: `{bar} {percentage}% | {done} ${options.unit} | {rate}/s | ETA {eta_formatted} | {counters}`,
+        format:
+          options.knownTotal === false
+            ? `{done} ${options.unit} | {rate}/s | {counters}`
+            : `{bar} {percentage}% | {done} ${options.unit} | {rate}/s | ETA {eta_formatted} | {counters}`,
         hideCursor: true,
         etaBuffer: 50,
         fps: 5,
@@ -78,7 +83,9 @@ export function createProgress(options: ProgressOptions): Progress {
       const elapsed = (now - started) / 1000;
       const fraction = snapshot.fraction;
       const eta =
-        fraction !== undefined && fraction > 0.001 ? `, ETA ${formatDuration((elapsed / fraction - elapsed) * 1000)}` : '';
+        fraction !== undefined && fraction > 0.001
+          ? `, ETA ${formatDuration((elapsed / fraction - elapsed) * 1000)}`
+          : '';
       const percent = fraction === undefined ? '' : ` (${Math.floor(fraction * 100)}%${eta})`;
       options.stream.write(
         `ccs-bulk: ${snapshot.done} ${options.unit}, ${rate(snapshot.done)}/s${percent} ${counters(snapshot)}\n`,

@@ -1,5 +1,5 @@
-import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { spawn } from 'node:child_process';
+import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,12 +56,20 @@ describe('ccs-bulk keygen', () => {
 
   it('refuses keys the service would refuse, and warns about readable ones', async () => {
     const { generateKeyPairSync } = await import('node:crypto');
-    const small = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' });
-    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' });
+    const small = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({
+      type: 'pkcs1',
+      format: 'pem',
+    });
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({
+      type: 'pkcs8',
+      format: 'pem',
+    });
     await writeFile(join(temp.dir, 'small.pem'), small, { mode: 0o600 });
     await writeFile(join(temp.dir, 'ec.pem'), ec, { mode: 0o600 });
     await writeFile(join(temp.dir, 'junk.pem'), 'not a key', { mode: 0o600 });
-    await expect(loadSigningKey(join(temp.dir, 'small.pem'))).rejects.toThrow(/RSA-2048; the service accepts only RSA-4096/);
+    await expect(loadSigningKey(join(temp.dir, 'small.pem'))).rejects.toThrow(
+      /RSA-2048; the service accepts only RSA-4096/,
+    );
     await expect(loadSigningKey(join(temp.dir, 'ec.pem'))).rejects.toThrow(/ec key/);
     await expect(loadSigningKey(join(temp.dir, 'junk.pem'))).rejects.toThrow(/not a PEM private key/);
     await expect(loadSigningKey(join(temp.dir, 'missing.pem'))).rejects.toThrow(/cannot read signing key/);
@@ -73,13 +81,17 @@ describe('ccs-bulk keygen', () => {
     // PKCS#1 form of the same key loads too.
     const pkcs1 = createPrivateKey(pem).export({ type: 'pkcs1', format: 'pem' });
     await writeFile(join(temp.dir, 'pkcs1.pem'), pkcs1, { mode: 0o600 });
-    expect((await loadSigningKey(join(temp.dir, 'pkcs1.pem'))).key.asymmetricKeyDetails?.modulusLength).toBe(4096);
+    expect((await loadSigningKey(join(temp.dir, 'pkcs1.pem'))).key.asymmetricKeyDetails?.modulusLength).toBe(
+      4096,
+    );
   });
 });
 
 describe('ccs-bulk sandbox', () => {
   it('serves seeded clients to the printed token and stops on SIGTERM', async () => {
-    const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--seed', '100'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--seed', '100'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     const ready = new Promise<void>((resolve) => {
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

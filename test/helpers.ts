@@ -74,7 +74,14 @@ export function sandboxEnv(sandbox: { url: string; token: string }, keyFile: str
 export function validRows(count: number, start = 1): string[][] {
   return Array.from({ length: count }, (_, i) => {
     const n = start + i;
-    return [`Client ${n}, Ltd`, `client${n}@example.com`, n % 2 ? 'DE' : 'France', `Street ${n}\nTown ${n}`, 'EUR', '2024-05-17'];
+    return [
+      `Client ${n}, Ltd`,
+      `client${n}@example.com`,
+      n % 2 ? 'DE' : 'France',
+      `Street ${n}\nTown ${n}`,
+      'EUR',
+      '2024-05-17',
+    ];
   });
 }
 

@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
-import { CLIENT_HEADER, makeTempDir, readResults, runCli, sandboxEnv, validRows, writeKeyFile } from './helpers.js';
+import {
+  CLIENT_HEADER,
+  makeTempDir,
+  readResults,
+  runCli,
+  sandboxEnv,
+  validRows,
+  writeKeyFile,
+} from './helpers.js';
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
 let base: Sandbox;
@@ -59,7 +67,9 @@ describe('401/403 mid-run', () => {
     });
     expect(noToken.code).toBe(2);
     expect(noToken.stderr).toMatch(/CCS_TOKEN/);
-    const noKey = await runCli(['import', input, '--overwrite'], { env: { CCS_BASE_URL: base.url, CCS_TOKEN: base.token } });
+    const noKey = await runCli(['import', input, '--overwrite'], {
+      env: { CCS_BASE_URL: base.url, CCS_TOKEN: base.token },
+    });
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toMatch(/CCS_SIGNING_KEY_FILE/);
     const insecure = await runCli(['import', input, '--overwrite'], {

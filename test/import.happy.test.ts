@@ -3,8 +3,8 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importClients } from '../src/import/run-import.js';
 import { RESULT_COLUMNS } from '../src/import/results.js';
+import { importClients } from '../src/import/run-import.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { createServiceClient } from '../src/service/client.js';
 import { createSigner } from '../src/service/signing.js';
@@ -25,7 +25,8 @@ afterAll(async () => {
   await temp.cleanup();
 });
 
-const readCsv = async (path: string) => parse(await readFile(path), { relax_column_count: true }) as string[][];
+const readCsv = async (path: string) =>
+  parse(await readFile(path), { relax_column_count: true }) as string[][];
 
 describe('import of fixtures/clients.csv (library)', () => {
   it('creates every valid row once, byte-exact, and accounts for every row', async () => {
@@ -37,7 +38,13 @@ describe('import of fixtures/clients.csv (library)', () => {
     const results = join(temp.dir, 'lib.results.csv');
     const summary = await importClients({ file: FIXTURE, service, results });
     await service.close();
-    expect(summary.counts).toMatchObject({ created: 290, invalid: 7, duplicate: 3, failed: 0, not_attempted: 0 });
+    expect(summary.counts).toMatchObject({
+      created: 290,
+      invalid: 7,
+      duplicate: 3,
+      failed: 0,
+      not_attempted: 0,
+    });
     expect(summary.rows).toBe(300);
     expect(sandbox.store.size).toBe(290);
 
@@ -81,7 +88,12 @@ describe('import of fixtures/clients.csv (CLI)', () => {
     const failedRows = await readCsv(failed);
     expect(failedRows[0]).toEqual([...((await readCsv(FIXTURE))[0] ?? []), 'error']);
     expect(failedRows).toHaveLength(8);
-    for (const text of [run.stdout, run.stderr, await readFile(results, 'utf8'), await readFile(failed, 'utf8')]) {
+    for (const text of [
+      run.stdout,
+      run.stderr,
+      await readFile(results, 'utf8'),
+      await readFile(failed, 'utf8'),
+    ]) {
       expect(text).not.toContain(fresh.token);
       expect(text).not.toContain('PRIVATE KEY');
     }

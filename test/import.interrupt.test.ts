@@ -4,7 +4,16 @@ import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
-import { BIN, CLIENT_HEADER, makeTempDir, readResults, runCli, sandboxEnv, validRows, writeKeyFile } from './helpers.js';
+import {
+  BIN,
+  CLIENT_HEADER,
+  makeTempDir,
+  readResults,
+  runCli,
+  sandboxEnv,
+  validRows,
+  writeKeyFile,
+} from './helpers.js';
 
 let sandbox: Sandbox;
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
@@ -25,9 +34,13 @@ describe('Ctrl-C', () => {
     const input = join(temp.dir, 'clients.csv');
     const results = join(temp.dir, 'clients.results.csv');
     await writeFile(input, stringify([CLIENT_HEADER, ...validRows(300)]));
-    const child = spawn(process.execPath, [BIN, 'import', input, '--results', results, '--concurrency', '4'], {
-      env: { ...process.env, ...sandboxEnv(sandbox, keyFile) },
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'import', input, '--results', results, '--concurrency', '4'],
+      {
+        env: { ...process.env, ...sandboxEnv(sandbox, keyFile) },
+      },
+    );
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;

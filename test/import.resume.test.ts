@@ -94,7 +94,9 @@ describe('kill -9 at random moments, then --resume', () => {
     expect(run.stderr).toContain(`results file ${results} already exists`);
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(sandbox.stats.requests).toBe(before);
-    const foreign = await runCli(['import', input, '--results', results, '--resume'], { env: sandboxEnv(sandbox, keyFile) });
+    const foreign = await runCli(['import', input, '--results', results, '--resume'], {
+      env: sandboxEnv(sandbox, keyFile),
+    });
     expect(foreign.code).toBe(2);
     expect(foreign.stderr).toContain('not a ccs-bulk results file');
   });

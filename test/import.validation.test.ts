@@ -42,19 +42,32 @@ describe('header matching', () => {
     // Lines come in the order rows finish; `row` says which is which.
     const clientOf = (row: string) => sandbox.store.get(lines.find((l) => l[0] === row)![2]!);
     const ana = clientOf('1');
-    expect([ana?.name, ana?.email, ana?.country, ana?.currency]).toEqual(['Ana Pérez', 'ana@example.com', 'ES', 'EUR']);
+    expect([ana?.name, ana?.email, ana?.country, ana?.currency]).toEqual([
+      'Ana Pérez',
+      'ana@example.com',
+      'ES',
+      'EUR',
+    ]);
     expect(clientOf('2')?.country).toBe('CN');
   });
 
   it('stops before sending when required columns are missing, naming them and the headers found', async () => {
     const before = sandbox.stats.requests;
-    const file = await csv([['Client', 'Contact', 'Country', 'Where'], ['A', 'a@example.com', 'DE', 'Street 1']]);
+    const file = await csv([
+      ['Client', 'Contact', 'Country', 'Where'],
+      ['A', 'a@example.com', 'DE', 'Street 1'],
+    ]);
     const run = await runCli(['import', file], { env: env() });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('missing required columns name, email, address; headers found: "Client", "Contact", "Country", "Where"');
+    expect(run.stderr).toContain(
+      'missing required columns name, email, address; headers found: "Client", "Contact", "Country", "Where"',
+    );
     expect(run.stderr).not.toMatch(/\n\s+at /);
     expect(sandbox.stats.requests).toBe(before);
-    const mapped = await runCli(['validate', file, '--map', 'name=Client', '--map', 'email=contact', '--map', 'address=WHERE'], {});
+    const mapped = await runCli(
+      ['validate', file, '--map', 'name=Client', '--map', 'email=contact', '--map', 'address=WHERE'],
+      {},
+    );
     expect(mapped.code).toBe(0);
     const bad = await runCli(['validate', file, '--map', 'nom=Client'], {});
     expect(bad.code).toBe(2);
@@ -62,7 +75,10 @@ describe('header matching', () => {
   });
 
   it('refuses two columns that both look like the same field', async () => {
-    const file = await csv([['name', 'email', 'Email', 'country', 'address'], ['A', 'a@x.com', 'b@x.com', 'DE', 'S 1']]);
+    const file = await csv([
+      ['name', 'email', 'Email', 'country', 'address'],
+      ['A', 'a@x.com', 'b@x.com', 'DE', 'S 1'],
+    ]);
     const run = await runCli(['validate', file], {});
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('columns 2 and 3 are both "email"');
@@ -79,7 +95,7 @@ describe('row checks', () => {
       ['', 'bad', 'Germny', '', 'EURO', '2023-02-29', '002'],
       ['Good One', 'GOOD1@example.com', 'Germany', 'Street  1', 'eur', '2024-02-29', '003'],
       ['Short', 'short@example.com'],
-      ["'=HYPERLINK(\"x\")", 'formula@example.com', 'FR', "'+33 Rue", 'EUR', '', '005'],
+      ['\'=HYPERLINK("x")', 'formula@example.com', 'FR', "'+33 Rue", 'EUR', '', '005'],
     ]);
     const failed = join(temp.dir, 'fix-me.csv');
     const run = await runCli(['import', file, '--failed', failed, '--json', '--quiet'], { env: env() });
@@ -115,11 +131,16 @@ describe('row checks', () => {
       ['K1', 'k1@example.com', 'DE', 'S 1', '31/12/2023', 'my-key-1'],
       ['K2', 'k2@example.com', 'DE', 'S 2', '12/31/2023', 'my-key-2'],
     ]);
-    const run = await runCli(['import', file, '--date-format', 'DD/MM/YYYY', '--json', '--quiet'], { env: env() });
+    const run = await runCli(['import', file, '--date-format', 'DD/MM/YYYY', '--json', '--quiet'], {
+      env: env(),
+    });
     expect(JSON.parse(run.stdout).counts).toMatchObject({ created: 1, invalid: 1 });
     expect(sandbox.store.byIdempotencyKey('my-key-1')?.name).toBe('K1');
 
-    const many = await csv([['name', 'email', 'country', 'address'], ...Array.from({ length: 20 }, () => ['x', 'bad', 'DE', 'S'])]);
+    const many = await csv([
+      ['name', 'email', 'country', 'address'],
+      ...Array.from({ length: 20 }, () => ['x', 'bad', 'DE', 'S']),
+    ]);
     const stopped = await runCli(['validate', many, '--max-errors', '3'], {});
     expect(stopped.code).toBe(3);
     expect(stopped.stderr).toContain('stopped after 3 errors (--max-errors 3)');
@@ -132,7 +153,11 @@ describe('row checks', () => {
 describe('validate', () => {
   it('sends nothing, reports valid/invalid/duplicate and the plan, exit 0 or 1', async () => {
     const before = sandbox.stats.requests;
-    const good = await csv([['name', 'email', 'country', 'address'], ['A', 'a@example.com', 'DE', 'S 1'], ['A', 'a@example.com', 'DE', 'S 1']]);
+    const good = await csv([
+      ['name', 'email', 'country', 'address'],
+      ['A', 'a@example.com', 'DE', 'S 1'],
+      ['A', 'a@example.com', 'DE', 'S 1'],
+    ]);
     const ok = await runCli(['validate', good], { env: env() });
     expect(ok.code).toBe(0);
     expect(ok.stderr).toContain('utf-8');

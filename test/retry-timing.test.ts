@@ -42,7 +42,9 @@ describe('parseRetryAfter', () => {
 
 describe('isRetryableStatus', () => {
   it('retries exactly the statuses SPEC.md names', () => {
-    const retried = [400, 401, 403, 404, 408, 409, 422, 425, 429, 500, 501, 502, 503, 504].filter(isRetryableStatus);
+    const retried = [400, 401, 403, 404, 408, 409, 422, 425, 429, 500, 501, 502, 503, 504].filter(
+      isRetryableStatus,
+    );
     expect(retried).toEqual([408, 425, 429, 500, 502, 503, 504]);
   });
 });

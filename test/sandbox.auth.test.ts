@@ -36,7 +36,10 @@ describe('bearer token', () => {
     ['two spaces', (token: string) => `Bearer  ${token}`],
     ['no scheme', (token: string) => token],
   ])('refuses %s', async (_, header) => {
-    const answer = await call(sandbox, '/v1/clients', { token: null, headers: { authorization: header(sandbox.token) } });
+    const answer = await call(sandbox, '/v1/clients', {
+      token: null,
+      headers: { authorization: header(sandbox.token) },
+    });
     expect(answer.status).toBe(401);
     expect(answer.json.error).toMatchObject({ type: 'authentication_error', code: 'api_key_invalid' });
   });
@@ -73,7 +76,9 @@ describe('X-Signature on Create Client', () => {
     const before = sandbox.store.size;
     const signature = await signer.sign(Buffer.from(JSON.stringify(body)));
     // Same JSON value, different bytes: pretty-printed.
-    const answer = await create(sandbox, JSON.stringify(body, null, 2), { headers: { 'x-signature': signature } });
+    const answer = await create(sandbox, JSON.stringify(body, null, 2), {
+      headers: { 'x-signature': signature },
+    });
     expect(answer.status).toBe(401);
     expect(answer.json.error.code).toBe('signature_invalid');
     expect(sandbox.store.size).toBe(before);
@@ -150,7 +155,10 @@ describe('keys the sandbox is given', () => {
 
   it('refuses a key that is not PEM, or not RSA-4096, with a UsageError', async () => {
     await expect(startSandbox({ publicKeyPem: 'not a key' })).rejects.toThrow(UsageError);
-    const small = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' });
+    const small = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({
+      type: 'spki',
+      format: 'pem',
+    });
     await expect(startSandbox({ publicKeyPem: String(small) })).rejects.toThrow(/RSA-4096/);
   });
 

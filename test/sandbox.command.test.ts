@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UsageError } from '../src/errors.js';
 import { runSandbox } from '../src/commands/sandbox.js';
+import { UsageError } from '../src/errors.js';
 
 /** A throwaway RSA-4096 public key (its private half was discarded): generating one costs seconds. */
 const PUBLIC_KEY_4096 = `-----BEGIN PUBLIC KEY-----
@@ -53,7 +53,10 @@ describe('ccs-bulk sandbox', () => {
     const out = capture();
     const err = capture();
     const stop = new AbortController();
-    const running = runSandbox({ port: 0, seed: 5 }, { stdout: out.stream, stderr: err.stream, signal: stop.signal });
+    const running = runSandbox(
+      { port: 0, seed: 5 },
+      { stdout: out.stream, stderr: err.stream, signal: stop.signal },
+    );
     await waitFor(() => out.text().includes('Press Ctrl-C'));
     const text = out.text();
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1];

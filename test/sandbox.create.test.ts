@@ -89,7 +89,13 @@ describe('Create Client refusals', () => {
     ['a JSON array', () => '[1,2]', 400, 'invalid_json', null],
     ['an unknown field', () => validBody({ nickname: 'x' }), 400, 'parameter_unknown', 'nickname'],
     ['a missing name', () => validBody({ name: undefined }), 400, 'parameter_missing', 'name'],
-    ['a missing idempotency_key', () => validBody({ idempotency_key: undefined }), 400, 'parameter_missing', 'idempotency_key'],
+    [
+      'a missing idempotency_key',
+      () => validBody({ idempotency_key: undefined }),
+      400,
+      'parameter_missing',
+      'idempotency_key',
+    ],
     ['an empty email', () => validBody({ email: '' }), 400, 'parameter_missing', 'email'],
     ['a blank country', () => validBody({ country: '  ' }), 400, 'parameter_missing', 'country'],
     ['a null address', () => validBody({ address: null }), 400, 'parameter_missing', 'address'],
@@ -98,9 +104,27 @@ describe('Create Client refusals', () => {
     ['a lowercase country', () => validBody({ country: 'de' }), 422, 'invalid_country', 'country'],
     ['an alpha-3 country', () => validBody({ country: 'DEU' }), 422, 'invalid_country', 'country'],
     ['a lowercase currency', () => validBody({ currency: 'eur' }), 422, 'invalid_currency', 'currency'],
-    ['another liquidity_type', () => validBody({ liquidity_type: 'pool' }), 422, 'invalid_liquidity_type', 'liquidity_type'],
-    ['an impossible date', () => validBody({ application_date: '2023-02-29' }), 422, 'invalid_date', 'application_date'],
-    ['a non-ISO date', () => validBody({ application_date: '01/05/2024' }), 422, 'invalid_date', 'application_date'],
+    [
+      'another liquidity_type',
+      () => validBody({ liquidity_type: 'pool' }),
+      422,
+      'invalid_liquidity_type',
+      'liquidity_type',
+    ],
+    [
+      'an impossible date',
+      () => validBody({ application_date: '2023-02-29' }),
+      422,
+      'invalid_date',
+      'application_date',
+    ],
+    [
+      'a non-ISO date',
+      () => validBody({ application_date: '01/05/2024' }),
+      422,
+      'invalid_date',
+      'application_date',
+    ],
   ];
 
   it.each(cases)('refuses %s', async (_, body, status, code, param) => {
@@ -119,7 +143,9 @@ describe('Create Client refusals', () => {
   });
 
   it('accepts a JSON content type with a charset', async () => {
-    const answer = await create(sandbox, validBody(), { headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const answer = await create(sandbox, validBody(), {
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     expect(answer.status).toBe(201);
   });
 
@@ -136,7 +162,11 @@ describe('Create Client refusals', () => {
       expect((await create(local, { ...rest, submitted_on: '2024-01-31' })).status).toBe(201);
       const old = await create(local, validBody());
       expect(old.json.error).toMatchObject({ code: 'parameter_unknown', param: 'application_date' });
-      const bad = await create(local, { ...validBody(), application_date: undefined, submitted_on: '2024-13-01' });
+      const bad = await create(local, {
+        ...validBody(),
+        application_date: undefined,
+        submitted_on: '2024-13-01',
+      });
       expect(bad.json.error).toMatchObject({ code: 'invalid_date', param: 'submitted_on' });
     } finally {
       await local.close();
@@ -149,14 +179,22 @@ describe('Get Client and routing', () => {
     const created = await create(sandbox, validBody());
     const answer = await call(sandbox, `/v1/clients/${created.json.data.id}`);
     expect(answer.status).toBe(200);
-    expect(answer.json).toEqual({ status: 'success', timestamp: expect.any(Number), data: created.json.data });
+    expect(answer.json).toEqual({
+      status: 'success',
+      timestamp: expect.any(Number),
+      data: created.json.data,
+    });
   });
 
   it('answers 404 resource_missing for an unknown id', async () => {
     const answer = await call(sandbox, '/v1/clients/cli_000000000000000000000000');
     expect(answer.status).toBe(404);
     expectErrorShape(answer);
-    expect(answer.json.error).toMatchObject({ type: 'invalid_request_error', code: 'resource_missing', param: 'id' });
+    expect(answer.json.error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'resource_missing',
+      param: 'id',
+    });
   });
 
   it('answers 404 in the error schema for unknown paths', async () => {

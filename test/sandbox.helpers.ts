@@ -30,7 +30,11 @@ export async function call(sandbox: Sandbox, path: string, options: CallOptions 
     ...(options.dispatcher && { dispatcher: options.dispatcher }),
   });
   const text = await response.body.text();
-  return { status: response.statusCode, headers: response.headers, json: text ? JSON.parse(text) : undefined };
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    json: text ? JSON.parse(text) : undefined,
+  };
 }
 
 /** POST /v1/client with `body` (an object is serialized once), signed when a signer is given. */
@@ -71,5 +75,6 @@ export function expectErrorShape(answer: Answer): void {
     if (!(key in error)) throw new Error(`error body lacks ${key}: ${JSON.stringify(error)}`);
   }
   if (!/^req_[0-9a-f]{24}$/.test(error.request_id)) throw new Error(`bad request_id ${error.request_id}`);
-  if (answer.headers['x-request-id'] !== error.request_id) throw new Error('x-request-id differs from request_id');
+  if (answer.headers['x-request-id'] !== error.request_id)
+    throw new Error('x-request-id differs from request_id');
 }

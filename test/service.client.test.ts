@@ -90,7 +90,7 @@ describe('service client against the sandbox', () => {
     await c.close();
   });
 
-  it("refuses a signature made with another key (401 signature_invalid)", async () => {
+  it('refuses a signature made with another key (401 signature_invalid)', async () => {
     const other = await generateRsaKeyPair();
     const c = client({ signer: createSigner(createPrivateKey(other.privateKeyPem)) });
     const error = await failure(c.createClient(body()));
@@ -109,7 +109,12 @@ describe('service client against the sandbox', () => {
       retryAfterSeconds: 0,
       seedRandom: 7,
     });
-    const c = createServiceClient({ baseUrl: retried.url, token: retried.token, signer, retry: { ...fast, retries: 20 } });
+    const c = createServiceClient({
+      baseUrl: retried.url,
+      token: retried.token,
+      signer,
+      retry: { ...fast, retries: 20 },
+    });
     const bodies = Array.from({ length: 40 }, () => body());
     const replies = await Promise.all(bodies.map((b) => c.createClient(b)));
     expect(retried.store.size).toBe(40);
@@ -126,8 +131,17 @@ describe('service client against the sandbox', () => {
   });
 
   it('gives up after --retries with the last error and the attempt count', async () => {
-    const down = await startSandbox({ publicKeyPem: sandbox.publicKeyPem!, failRate: 1, retryAfterSeconds: 0 });
-    const c = createServiceClient({ baseUrl: down.url, token: down.token, signer, retry: { ...fast, retries: 2 } });
+    const down = await startSandbox({
+      publicKeyPem: sandbox.publicKeyPem!,
+      failRate: 1,
+      retryAfterSeconds: 0,
+    });
+    const c = createServiceClient({
+      baseUrl: down.url,
+      token: down.token,
+      signer,
+      retry: { ...fast, retries: 2 },
+    });
     const error = await failure(c.createClient(body()));
     expect(error.status).toBeGreaterThanOrEqual(500);
     expect(error.attempts).toBe(3);
@@ -148,7 +162,11 @@ describe('service client against the sandbox', () => {
   });
 
   it('pauses the whole client after a 429, not just the request that got it', async () => {
-    const slow = await startSandbox({ publicKeyPem: sandbox.publicKeyPem!, throttleRate: 1, retryAfterSeconds: 1 });
+    const slow = await startSandbox({
+      publicKeyPem: sandbox.publicKeyPem!,
+      throttleRate: 1,
+      retryAfterSeconds: 1,
+    });
     const started = Date.now();
     let second: Promise<number> | undefined;
     // The first request meets a 429 (Retry-After: 1). A request started after that waits for
@@ -174,7 +192,12 @@ describe('service client against the sandbox', () => {
     expect(() => createServiceClient({ baseUrl: 'http://api.example.com', token: 't' })).toThrow(UsageError);
     expect(() => createServiceClient({ baseUrl: 'http://10.0.0.8:4010', token: 't' })).toThrow(/HTTPS/);
     expect(() => createServiceClient({ baseUrl: 'ftp://127.0.0.1', token: 't' })).toThrow(UsageError);
-    for (const ok of ['http://127.0.0.1:1', 'http://localhost:1', 'http://[::1]:1', 'https://api.example.com']) {
+    for (const ok of [
+      'http://127.0.0.1:1',
+      'http://localhost:1',
+      'http://[::1]:1',
+      'https://api.example.com',
+    ]) {
       expect(() => createServiceClient({ baseUrl: ok, token: 't' })).not.toThrow();
     }
   });

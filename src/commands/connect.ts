@@ -33,13 +33,17 @@ export async function connect(connection: Connection, options: ConnectOptions, i
   let signer: Signer | undefined;
   if (connection.kind === 'sandbox') {
     const { startSandbox } = await import('../sandbox/index.js');
-    sandbox = await startSandbox({ signature: options.scheme, applicationDateField: options.applicationDateField ?? 'application_date' });
+    sandbox = await startSandbox({
+      signature: options.scheme,
+      applicationDateField: options.applicationDateField ?? 'application_date',
+    });
     baseUrl = sandbox.url;
     token = sandbox.token;
     if (options.needSigner && sandbox.privateKeyPem !== undefined) {
       signer = createSigner(createPrivateKey(sandbox.privateKeyPem), options.scheme);
     }
-    if (!options.quiet) io.stderr.write(`ccs-bulk: using an in-process sandbox at ${sandbox.url} (fresh key pair and token)\n`);
+    if (!options.quiet)
+      io.stderr.write(`ccs-bulk: using an in-process sandbox at ${sandbox.url} (fresh key pair and token)\n`);
   } else {
     baseUrl = connection.baseUrl;
     token = connection.token;

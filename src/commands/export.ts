@@ -6,7 +6,7 @@
  * With --json the summary goes to stdout, except when the data itself goes there (`--out -`):
  * then it goes to stderr as one JSON line, so stdout stays a clean CSV/JSONL stream.
  */
-import { type ExitCode, UsageError } from '../errors.js';
+import { type ExitCode, StoppedError, UsageError } from '../errors.js';
 import { type ExportSummary, exportClients } from '../export/run-export.js';
 import type { Io } from '../io.js';
 import type { ResolvedExportOptions } from '../options.js';
@@ -41,10 +41,11 @@ export async function runExport(options: ResolvedExportOptions, io: Io): Promise
       progress: { stream: io.stderr, mode: options.quiet ? 'none' : 'auto' },
     });
   } catch (error) {
+    const what = error instanceof StoppedError ? 'export interrupted' : 'export failed';
     io.stderr.write(
       toStdout
-        ? 'ccs-bulk: export failed: what was written to stdout is incomplete\n'
-        : `ccs-bulk: export failed: ${settings.out} was not written (an existing file keeps its old content)\n`,
+        ? `ccs-bulk: ${what}: what was written to stdout is incomplete\n`
+        : `ccs-bulk: ${what}: ${settings.out} was not written (an existing file keeps its old content)\n`,
     );
     throw error;
   } finally {

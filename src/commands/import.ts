@@ -78,7 +78,8 @@ function formatPlan(plan: ImportPlan, options: ImportOptions): string {
   if (plan.unknownColumns.length > 0) {
     lines.push(`  ignored columns: ${plan.unknownColumns.map((h) => JSON.stringify(h)).join(', ')}`);
   }
-  if (plan.resumedCreated > 0) lines.push(`  resuming: ${plan.resumedCreated} rows already created will be skipped`);
+  if (plan.resumedCreated > 0)
+    lines.push(`  resuming: ${plan.resumedCreated} rows already created will be skipped`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -99,7 +100,8 @@ function formatSummary(summary: ImportSummary, options: ImportOptions): string {
   if (summary.failed) lines.push(`  rows to fix and import again: ${summary.failed}`);
   if (summary.stopped) {
     lines.push(`ccs-bulk: stopped: ${summary.stopped.message}`);
-    if (summary.stopped.reason !== 'input_error') lines.push(`  to continue: ${resumeCommand(options.commandLine)}`);
+    if (summary.stopped.reason !== 'input_error')
+      lines.push(`  to continue: ${resumeCommand(options.commandLine)}`);
   }
   return `${lines.join('\n')}\n`;
 }

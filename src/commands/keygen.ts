@@ -16,8 +16,16 @@ export async function runKeygen(args: KeygenArgs, io: { stdout: NodeJS.WritableS
   const publicPath = join(args.out, 'public.pem');
   // Checked before the (slow) generation, so an existing pair is never half-replaced.
   for (const path of [privatePath, publicPath]) {
-    if (await access(path).then(() => true, () => false)) {
-      throw new UsageError(`${path} already exists; keygen never overwrites a key (choose another --out)`, 'key_exists');
+    if (
+      await access(path).then(
+        () => true,
+        () => false,
+      )
+    ) {
+      throw new UsageError(
+        `${path} already exists; keygen never overwrites a key (choose another --out)`,
+        'key_exists',
+      );
     }
   }
   const { privateKeyPem, publicKeyPem } = await generateRsaKeyPair();
@@ -36,9 +44,15 @@ async function writeNew(path: string, text: string, mode: number): Promise<void>
     handle = await open(path, 'wx', mode);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new UsageError(`${path} already exists; keygen never overwrites a key (choose another --out)`, 'key_exists');
+      throw new UsageError(
+        `${path} already exists; keygen never overwrites a key (choose another --out)`,
+        'key_exists',
+      );
     }
-    throw new UsageError(`cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`, 'key_write');
+    throw new UsageError(
+      `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+      'key_write',
+    );
   }
   try {
     await handle.writeFile(text);

@@ -139,7 +139,9 @@ function banner(sandbox: Sandbox, args: SandboxCommandArgs, keyDir: string | und
   lines.push(`  signature:    ${hash}/${padding}`);
   lines.push(`  clients:      ${sandbox.store.size} seeded; pages start at ${args.pageBase ?? 0}`);
   const active = [
-    faults.latencyMs || faults.jitterMs ? `latency ${faults.latencyMs}ms + up to ${faults.jitterMs}ms` : '',
+    faults.latencyMs || faults.jitterMs
+      ? `latency ${faults.latencyMs}ms${faults.jitterMs ? ` + up to ${faults.jitterMs}ms` : ''}`
+      : '',
     faults.failRate ? `5xx ${faults.failRate}` : '',
     faults.throttleRate ? `429 ${faults.throttleRate}` : '',
     faults.rateLimit ? `rate limit ${faults.rateLimit}/s` : '',

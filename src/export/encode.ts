@@ -8,7 +8,6 @@
  * `documents_count` a number, absent values null) and never formula-escaped: JSON is read by
  * programs, and a `'` would corrupt the data they read.
  */
-import { stringify } from 'csv-stringify/sync';
 import type { ExportColumn, FlatClient } from './columns.js';
 import { escapeFormula } from './escape.js';
 import type { ExportFormat } from './options.js';
@@ -26,7 +25,20 @@ export interface EncoderOptions {
   escapeFormulas: boolean;
 }
 
-const CSV = { record_delimiter: '\r\n', quote: '"', escape: '"', delimiter: ',' } as const;
+/**
+ * RFC 4180 quoting, by hand: a cell with a comma, a quote, CR or LF is quoted, quotes doubled.
+ * (csv-stringify with a CRLF record delimiter leaves a cell holding a bare LF unquoted, which
+ * splits the record for every reader; three lines here are easier to pin than its options.)
+ */
+const NEEDS_QUOTES = /[",\r\n]/;
+
+function csvCell(value: string): string {
+  return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+}
+
+function csvLine(cells: readonly string[]): string {
+  return `${cells.map(csvCell).join(',')}\r\n`;
+}
 
 export function createEncoder(options: EncoderOptions): Encoder {
   const { columns } = options;
@@ -46,11 +58,11 @@ export function createEncoder(options: EncoderOptions): Encoder {
   }
   const cell = options.escapeFormulas ? escapeFormula : (value: string) => value;
   return {
-    start: () => (options.bom ? '\uFEFF' : '') + stringify([columns as string[]], CSV),
+    start: () => (options.bom ? '\uFEFF' : '') + csvLine(columns),
     encode(clients) {
-      if (clients.length === 0) return '';
-      const rows = clients.map((client) => columns.map((column) => cell(csvText(client, column))));
-      return stringify(rows, CSV);
+      let text = '';
+      for (const client of clients) text += csvLine(columns.map((column) => cell(csvText(client, column))));
+      return text;
     },
   };
 }

@@ -7,14 +7,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { rename, unlink } from 'node:fs/promises';
+import { rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { CcsError, UsageError } from '../errors.js';
 
 export interface Output {
   /** The final path, or 'stdout' / 'stream'. */
   readonly target: string;
-  readonly isFile: boolean;
   bytes: number;
   write(text: string): Promise<void>;
   /** Flushes and, for a file, renames the temp file into place. */
@@ -25,6 +24,13 @@ export interface Output {
 
 export async function openOutput(out: string | NodeJS.WritableStream, label = 'stream'): Promise<Output> {
   if (typeof out !== 'string') return streamOutput(out, label);
+  // Found now, not by the rename after the whole export.
+  if ((await stat(out).catch(() => undefined))?.isDirectory()) {
+    throw new UsageError(
+      `cannot write the export to ${out}: it is a directory (name a file in it)`,
+      'output_unwritable',
+    );
+  }
   const temp = join(dirname(out), `.${basename(out)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   // 'wx': never follow or reuse someone else's file at the temp name.
   const stream = createWriteStream(temp, { flags: 'wx', mode: 0o600 });
@@ -47,7 +53,6 @@ export async function openOutput(out: string | NodeJS.WritableStream, label = 's
   let done = false;
   const output: Output = {
     target: out,
-    isFile: true,
     bytes: 0,
     async write(text) {
       if (failure) throw failed(failure);
@@ -89,7 +94,6 @@ function streamOutput(stream: NodeJS.WritableStream, label: string): Output {
   stream.on('error', onError);
   const output: Output = {
     target: label,
-    isFile: false,
     bytes: 0,
     async write(text) {
       if (failure) throw outputFailed(label, failure);

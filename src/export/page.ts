@@ -70,21 +70,20 @@ export async function* pageClients(
       },
     );
   };
-  const stopped = abortPromise(signal);
   const pending = new Map<number, Promise<Settled>>();
   try {
     // The first page, alone: it decides the base and the page size everything else uses.
     let base: 0 | 1 = 0;
     let first: ListPage;
     try {
-      first = await race(fetchPage(0), stopped.promise);
+      first = await abortable(fetchPage(0), signal);
     } catch (error) {
       if (!refusesPageZero(error)) throw error;
       base = 1;
-      first = await race(fetchPage(1), stopped.promise);
+      first = await abortable(fetchPage(1), signal);
     }
     if (base === 0 && first.clients.length === 0) {
-      const probe = await race(fetchPage(1), stopped.promise);
+      const probe = await abortable(fetchPage(1), signal);
       if (probe.clients.length > 0) [base, first] = [1, probe];
     }
     stats.pageBase = base;
@@ -114,16 +113,16 @@ export async function* pageClients(
       if (!isLast) topUp(number + prefetch);
       const verdict = seen.accept(number, page.clients, base, stats);
       if (verdict === 'clamped') stats.pageBase = 1;
-      else if (verdict.clients.length > 0 || verdict.received > 0) {
+      else if (verdict.received > 0) {
         stats.pages++;
         yield verdict;
       }
       if (isLast) return;
-      // Prefetched pages may all be ready: the race below would not notice the abort.
+      // Prefetched pages may all be ready: the wait below would not notice the abort.
       if (signal?.aborted) throw interrupted();
       number++;
       topUp(number + prefetch - 1);
-      const settled = await race(pending.get(number)!, stopped.promise);
+      const settled = await abortable(pending.get(number)!, signal);
       pending.delete(number);
       if (!settled.ok) throw settled.error;
       page = settled.page;
@@ -131,7 +130,6 @@ export async function* pageClients(
   } finally {
     // Every pending promise already has its rejection handled: dropping them is safe.
     pending.clear();
-    stopped.dispose();
   }
 }
 
@@ -209,21 +207,32 @@ function explain(error: unknown, pageSize: number): unknown {
   return error;
 }
 
-function abortPromise(signal: AbortSignal | undefined): { promise: Promise<never>; dispose(): void } {
-  let onAbort = () => {};
-  const promise = new Promise<never>((_, reject) => {
-    onAbort = () => reject(interrupted());
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener('abort', onAbort, { once: true });
-  });
-  promise.catch(() => {});
-  return { promise, dispose: () => signal?.removeEventListener('abort', onAbort) };
-}
-
 function interrupted(): StoppedError {
   return new StoppedError('export interrupted', 'interrupted');
 }
 
-function race<T>(value: Promise<T>, stopped: Promise<never>): Promise<T> {
-  return Promise.race([value, stopped]);
+/**
+ * Waits for `value`, or rejects at once on abort. A listener per wait, removed after: racing
+ * every page against one never-settling promise would keep every page reachable from it.
+ */
+function abortable<T>(value: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return value;
+  if (signal.aborted) {
+    value.catch(() => {});
+    return Promise.reject(interrupted());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(interrupted());
+    signal.addEventListener('abort', onAbort, { once: true });
+    value.then(
+      (result) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(result);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }

@@ -75,7 +75,9 @@ export async function exportClients(options: ExportClientsOptions): Promise<Expo
   const encoder = createEncoder(settings);
   const stats = newPagingStats(settings.pageSize);
   const output = await openOutput(options.out, options.out === process.stdout ? 'stdout' : 'stream');
-  const progress = options.progress ? createProgress({ ...options.progress, unit: 'clients' }) : NO_PROGRESS;
+  const progress = options.progress
+    ? createProgress({ ...options.progress, unit: 'clients', knownTotal: false })
+    : NO_PROGRESS;
   let rows = 0;
   try {
     const head = encoder.start();

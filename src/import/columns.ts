@@ -45,7 +45,8 @@ export function mapColumns(file: string, headers: string[], map: Partial<Record<
       if (second !== undefined) {
         throw new InputError(
           `${file}: columns ${matches.map((i) => i + 1).join(' and ')} are both ${JSON.stringify(headers[first])}; ` +
-            'rename one so it is clear which is the ' + field,
+            'rename one so it is clear which is the ' +
+            field,
           'duplicate_columns',
           { file, line: 1 },
         );

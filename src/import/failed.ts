@@ -17,7 +17,10 @@ export function openFailed(path: string, headers: readonly string[]): FailedFile
   try {
     fd = openSync(path, 'w', 0o600);
   } catch (error) {
-    throw new UsageError(`cannot write --failed ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`, 'output_unwritable');
+    throw new UsageError(
+      `cannot write --failed ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+      'output_unwritable',
+    );
   }
   const width = headers.length;
   writeSync(fd, stringify([[...headers, 'error']]));

@@ -49,14 +49,16 @@ export function toIsoDate(value: string, format: DateFormat): string | undefined
     return undefined;
   }
   const date = new Date(Date.UTC(year, month - 1, day));
-  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return undefined;
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day)
+    return undefined;
   return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
 
 /**
  * Undoes the export's formula-injection escape: a cell written as `'=…` (or `'+ '- '@`,
- * tab, CR) is read back without the quote, so export → import round-trips.
+ * tab, CR) is read back without one quote. The export escapes `'=…` itself as `''=…`, so
+ * stripping exactly one quote before any run of quotes + trigger round-trips every value.
  */
 export function unescapeFormula(value: string): string {
-  return value.length > 1 && value[0] === "'" && '=+-@\t\r'.includes(value[1] as string) ? value.slice(1) : value;
+  return /^'+[=+\-@\t\r]/.test(value) ? value.slice(1) : value;
 }

@@ -33,7 +33,15 @@ export const RESULT_COLUMNS = [
   'request_id',
 ] as const;
 
-export const OUTCOMES = ['created', 'valid', 'failed', 'invalid', 'duplicate', 'skipped', 'not_attempted'] as const;
+export const OUTCOMES = [
+  'created',
+  'valid',
+  'failed',
+  'invalid',
+  'duplicate',
+  'skipped',
+  'not_attempted',
+] as const;
 export type Outcome = (typeof OUTCOMES)[number];
 
 export interface ResultLine {
@@ -138,7 +146,10 @@ function openPrivate(path: string, flags: 'w' | 'wx'): number {
     const fd = openSync(path, flags, PRIVATE);
     return fd;
   } catch (error) {
-    throw new UsageError(`cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`, 'output_unwritable');
+    throw new UsageError(
+      `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+      'output_unwritable',
+    );
   }
 }
 
@@ -162,7 +173,10 @@ async function compactForResume(path: string): Promise<Map<string, string>> {
       if (header === undefined) {
         header = record;
         if (RESULT_COLUMNS.some((column, i) => record[i] !== column)) {
-          throw new UsageError(`${path} is not a ccs-bulk results file (unexpected header); cannot --resume it`, 'results_foreign');
+          throw new UsageError(
+            `${path} is not a ccs-bulk results file (unexpected header); cannot --resume it`,
+            'results_foreign',
+          );
         }
         writeSync(out, stringify([record]));
         continue;
@@ -174,15 +188,22 @@ async function compactForResume(path: string): Promise<Map<string, string>> {
       }
     }
     if (header === undefined) {
-      throw new UsageError(`${path} is empty; use --overwrite to start a fresh results file`, 'results_foreign');
+      throw new UsageError(
+        `${path} is empty; use --overwrite to start a fresh results file`,
+        'results_foreign',
+      );
     }
     fsyncSync(out);
   } catch (error) {
     closeSync(out);
     if (error instanceof UsageError) throw error;
-    throw new InputError(`cannot read results file ${path} to resume: ${(error as Error).message}`, 'results_unreadable', {
-      file: path,
-    });
+    throw new InputError(
+      `cannot read results file ${path} to resume: ${(error as Error).message}`,
+      'results_unreadable',
+      {
+        file: path,
+      },
+    );
   }
   closeSync(out);
   renameSync(temp, path);

@@ -122,7 +122,12 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
       fraction: source.info.sizeBytes > 0 ? source.bytesRead() / source.info.sizeBytes : undefined,
       counters: dryRun
         ? { valid: counts.valid, invalid: counts.invalid, duplicate: counts.duplicate }
-        : { created: counts.created, failed: counts.failed, invalid: counts.invalid, skipped: counts.skipped },
+        : {
+            created: counts.created,
+            failed: counts.failed,
+            invalid: counts.invalid,
+            skipped: counts.skipped,
+          },
     });
 
   const record = (line: ResultLine, error?: string) => {
@@ -134,7 +139,11 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
       errorCodes.set(code, (errorCodes.get(code) ?? 0) + 1);
       errors++;
       if (options.maxErrors !== undefined && errors >= options.maxErrors) {
-        stop('max_errors', `stopped after ${errors} errors (--max-errors ${options.maxErrors})`, 'max_errors');
+        stop(
+          'max_errors',
+          `stopped after ${errors} errors (--max-errors ${options.maxErrors})`,
+          'max_errors',
+        );
       }
     }
     tick();
@@ -194,7 +203,17 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
       const check = validateRow(raw.values, plan, schema);
       if (!check.ok) {
         const message = check.issues.join('; ');
-        record({ row: raw.row, outcome: 'invalid', errorType: 'validation', errorCode: 'invalid_row', errorMessage: message, values: raw.values }, message);
+        record(
+          {
+            row: raw.row,
+            outcome: 'invalid',
+            errorType: 'validation',
+            errorCode: 'invalid_row',
+            errorMessage: message,
+            values: raw.values,
+          },
+          message,
+        );
         continue;
       }
       const key = keyOf(check.value);
@@ -263,5 +282,9 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
 function asServiceError(error: unknown): ServiceError {
   if (error instanceof ServiceError) return error;
   const message = error instanceof CcsError || error instanceof Error ? error.message : String(error);
-  return new ServiceError(`request not completed: ${message}`, { type: 'client_error' }, { code: 'not_sent' });
+  return new ServiceError(
+    `request not completed: ${message}`,
+    { type: 'client_error' },
+    { code: 'not_sent' },
+  );
 }

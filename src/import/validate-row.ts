@@ -28,7 +28,10 @@ export interface RowRules {
 
 const MAX_LENGTH = 1000;
 
-const required = z.string().min(1, 'required, but empty').max(MAX_LENGTH, `longer than ${MAX_LENGTH} characters`);
+const required = z
+  .string()
+  .min(1, 'required, but empty')
+  .max(MAX_LENGTH, `longer than ${MAX_LENGTH} characters`);
 const optional = z.string().max(MAX_LENGTH, `longer than ${MAX_LENGTH} characters`).optional();
 
 function converted(convert: (value: string) => string | undefined, describe: (value: string) => string) {
@@ -45,13 +48,23 @@ function converted(convert: (value: string) => string | undefined, describe: (va
 export function rowSchema(rules: RowRules) {
   return z.object({
     name: required,
-    email: required.pipe(z.email({ error: (issue) => `not an e-mail address (${JSON.stringify(issue.input)})` })),
+    email: required.pipe(
+      z.email({ error: (issue) => `not an e-mail address (${JSON.stringify(issue.input)})` }),
+    ),
     country: required.transform(
-      converted(toCountryCode, (v) => `unknown country ${JSON.stringify(v)} (use ISO 3166 alpha-2, alpha-3 or the English name)`),
+      converted(
+        toCountryCode,
+        (v) => `unknown country ${JSON.stringify(v)} (use ISO 3166 alpha-2, alpha-3 or the English name)`,
+      ),
     ),
     address: required,
     currency: optional.transform((value, ctx) =>
-      value === undefined ? undefined : converted(toCurrencyCode, (v) => `not an ISO 4217 currency code (${JSON.stringify(v)})`)(value, ctx),
+      value === undefined
+        ? undefined
+        : converted(toCurrencyCode, (v) => `not an ISO 4217 currency code (${JSON.stringify(v)})`)(
+            value,
+            ctx,
+          ),
     ),
     application_date: optional.transform((value, ctx) =>
       value === undefined
@@ -65,7 +78,9 @@ export function rowSchema(rules: RowRules) {
       .string()
       .optional()
       .transform((value) => (value ?? rules.liquidityType).toLowerCase())
-      .refine((value) => value === 'chain', { error: (issue) => `only "chain" is documented (got ${JSON.stringify(issue.input)})` }),
+      .refine((value) => value === 'chain', {
+        error: (issue) => `only "chain" is documented (got ${JSON.stringify(issue.input)})`,
+      }),
     idempotency_key: z
       .string()
       .max(255, 'longer than 255 characters')
@@ -92,14 +107,17 @@ export function validateRow(
   const issues: string[] = [];
   const width = plan.headers.length;
   if (values.length !== width) {
-    issues.push(`row has ${values.length} field${values.length === 1 ? '' : 's'} but the header has ${width}`);
+    issues.push(
+      `row has ${values.length} field${values.length === 1 ? '' : 's'} but the header has ${width}`,
+    );
   }
   const picked = pickFields(values, plan);
   const parsed = schema.safeParse(picked);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const field = String(issue.path[0] ?? 'row');
-      const message = issue.code === 'invalid_type' && issue.input === undefined ? 'required, but empty' : issue.message;
+      const message =
+        issue.code === 'invalid_type' && issue.input === undefined ? 'required, but empty' : issue.message;
       issues.push(`${field}: ${message}`);
     }
   }

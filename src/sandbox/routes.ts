@@ -88,9 +88,8 @@ export function createClient(
 ): CreateResult {
   const checked = deps.checkBody(body, contentType);
   if (!checked.ok) return { reply: errorReply(requestId, checked.error), created: false };
-  const { fields, canonical } = checked;
-  const key = fields.idempotency_key!;
-  const outcome = deps.store.createIdempotent(key, canonical, () => ({
+  const { fields } = checked;
+  const outcome = deps.store.createIdempotent(fields.idempotency_key!, fields, () => ({
     name: fields.name!,
     email: fields.email!,
     country: fields.country!,

@@ -56,7 +56,12 @@ const FORMULA_LIKE = [
   '-5 Minus Corp',
   '@handle Ltd',
   '=HYPERLINK("http://x")',
+  '\tTabbed Ltd',
+  '\rCarriage Return Inc.',
 ];
+/** Every awkward name appears early (every 4th client), so even a small seed covers them all. */
+const SHOWCASE = [...FORMULA_LIKE, ...AWKWARD_NAMES];
+const SHOWCASE_EVERY = 4;
 const STREETS = ['Main Street', 'Rue de la Paix', 'Hauptstraße', 'Calle Mayor', 'Via Roma', 'Ulica Długa'];
 const CITIES = ['Berlin', 'Paris', 'Madrid', 'London', 'Warszawa', 'Roma', 'København', 'Lagos', 'Tokyo'];
 const COUNTRIES: readonly (readonly [string, string])[] = [
@@ -91,6 +96,8 @@ function ascii(text: string): string {
 
 function makeName(random: Random, index: number): string {
   const roll = random();
+  const showcase = (index - 1) / SHOWCASE_EVERY;
+  if (Number.isInteger(showcase) && showcase < SHOWCASE.length) return SHOWCASE[showcase]!;
   if (roll < 0.06) return pick(random, AWKWARD_NAMES);
   if (roll < 0.09) return pick(random, FORMULA_LIKE);
   if (roll < 0.35)

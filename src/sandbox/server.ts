@@ -213,7 +213,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     });
   });
   const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  // Listening on every interface: hand out a loopback URL, which clients can actually reach.
+  const ip = address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '::1' : address.address;
+  const host = ip.includes(':') ? `[${ip}]` : ip;
 
   let closing: Promise<void> | undefined;
   return {

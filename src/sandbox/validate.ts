@@ -7,9 +7,7 @@ import type { ErrorSpec } from './respond.js';
 
 export type CreateFields = Record<string, string>;
 
-export type BodyCheck =
-  | { ok: true; fields: CreateFields; canonical: string }
-  | { ok: false; error: ErrorSpec };
+export type BodyCheck = { ok: true; fields: CreateFields } | { ok: false; error: ErrorSpec };
 
 const REQUIRED = ['name', 'idempotency_key', 'email', 'country', 'address'] as const;
 const OPTIONAL = ['currency', 'liquidity_type'] as const;
@@ -19,30 +17,34 @@ const OPTIONAL = ['currency', 'liquidity_type'] as const;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const COUNTRY = /^[A-Z]{2}$/;
 const CURRENCY = /^[A-Z]{3}$/;
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 function invalid(status: number, code: string, message: string, param: string | null = null): BodyCheck {
   return { ok: false, error: { status, type: 'invalid_request_error', code, message, param } };
 }
 
-/** A calendar date that exists (no 2023-02-29). */
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** A calendar date that exists (no 2023-02-29), without allocating a Date per request. */
 export function isRealDate(text: string): boolean {
-  const match = ISO_DATE.exec(text);
-  if (!match) return false;
-  const [, y, m, d] = match.map(Number) as [number, number, number, number];
-  const date = new Date(Date.UTC(y, m - 1, d));
-  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+  if (!ISO_DATE.test(text)) return false;
+  const year = Number(text.slice(0, 4));
+  const month = Number(text.slice(5, 7));
+  const day = Number(text.slice(8, 10));
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!);
 }
 
-/** Sorted keys at every level: the same request content always gives the same text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    const keys = Object.keys(record).sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
+/**
+ * Idempotency compares request content, not bytes: key order and whitespace do not matter,
+ * and a null optional field equals an absent one (both were dropped from `fields`).
+ */
+export function sameFields(a: CreateFields, b: CreateFields): boolean {
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const key of keys) if (a[key] !== b[key]) return false;
+  return true;
 }
 
 /** A checker for one sandbox's configured application date field name. */
@@ -61,7 +63,8 @@ function checkBody(
   allowed: ReadonlySet<string>,
   optional: readonly string[],
 ): BodyCheck {
-  const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();
+  const mediaType =
+    contentType === 'application/json' ? contentType : contentType?.split(';')[0]?.trim().toLowerCase();
   if (mediaType !== 'application/json') {
     return invalid(
       400,
@@ -106,8 +109,7 @@ function checkBody(
   }
   const problem = checkValues(fields, dateField);
   if (problem) return problem;
-  // null optional fields count as absent, so they do not make a replay look like a conflict.
-  return { ok: true, fields, canonical: canonicalJson(fields) };
+  return { ok: true, fields };
 }
 
 function checkValues(fields: CreateFields, dateField: string): BodyCheck | undefined {

@@ -3,8 +3,9 @@
  * createFetch). undici's Pool.request costs ~30 µs of CPU per request against ~200 µs for
  * fetch, and keeps connections alive; the pool is sized to the caller's concurrency.
  */
-import { Pool } from 'undici';
+
 import type { Dispatcher } from 'undici';
+import { Pool } from 'undici';
 import type { z } from 'zod';
 import { AuthError, NetworkError, ServiceError } from '../errors.js';
 import { DEFAULT_RETRY, isRetryableStatus, parseRetryAfter, type RetryPolicy, retryDelay } from './retry.js';
@@ -76,7 +77,10 @@ const listEnvelope = envelopeSchema(listPageSchema);
  * The body is serialized once, in a fixed field order, and these exact bytes are signed and
  * sent on every attempt: a retried POST is byte-identical (same key, same signature).
  */
-export function serializeCreateBody(body: CreateClientBody, applicationDateField = 'application_date'): Buffer {
+export function serializeCreateBody(
+  body: CreateClientBody,
+  applicationDateField = 'application_date',
+): Buffer {
   const wire: Record<string, string> = {
     name: body.name,
     idempotency_key: body.idempotency_key,
@@ -231,7 +235,8 @@ function errorFromResponse(status: number, text: string, requestId: string | und
   const what = body?.message ?? (text.trim().slice(0, 200) || 'no error body');
   const label = [status, info.type, info.errorCode].filter(Boolean).join(' ');
   const hint = AUTH_HINTS[status];
-  if (hint !== undefined) return new AuthError(`the service refused the request (${label}: ${what}): ${hint}`, info);
+  if (hint !== undefined)
+    return new AuthError(`the service refused the request (${label}: ${what}): ${hint}`, info);
   return new ServiceError(`${label}: ${what}`, info);
 }
 

@@ -20,7 +20,10 @@ export async function loadSigningKey(file: string): Promise<LoadedKey> {
   try {
     [pem, mode] = await Promise.all([readFile(file, 'utf8'), stat(file).then((s) => s.mode)]);
   } catch (error) {
-    throw new UsageError(`cannot read signing key ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`, 'key_unreadable');
+    throw new UsageError(
+      `cannot read signing key ${file}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+      'key_unreadable',
+    );
   }
   let key: KeyObject;
   try {

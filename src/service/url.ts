@@ -10,10 +10,16 @@ export function checkBaseUrl(text: string): URL {
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`base URL "${text}" is not a URL (expected e.g. https://api.example.com)`, 'bad_base_url');
+    throw new UsageError(
+      `base URL "${text}" is not a URL (expected e.g. https://api.example.com)`,
+      'bad_base_url',
+    );
   }
   if (url.username !== '' || url.password !== '') {
-    throw new UsageError('base URL must not carry credentials; use CCS_TOKEN or --token-file', 'bad_base_url');
+    throw new UsageError(
+      'base URL must not carry credentials; use CCS_TOKEN or --token-file',
+      'bad_base_url',
+    );
   }
   if (url.protocol === 'https:') return url;
   if (url.protocol === 'http:') {
