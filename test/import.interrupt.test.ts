@@ -45,9 +45,12 @@ describe('Ctrl-C', () => {
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
     });
+    // One Ctrl-C only: a second one would mean "exit at once".
+    let interrupted = false;
     const poll = setInterval(async () => {
       const text = await readFile(results, 'utf8').catch(() => '');
-      if (text.split(',created,').length > 20) {
+      if (!interrupted && text.split(',created,').length > 20) {
+        interrupted = true;
         clearInterval(poll);
         child.kill('SIGINT');
       }
