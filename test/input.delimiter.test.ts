@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../src/errors.js';
 import { openRows, type RawRecord, type RowSource } from '../src/import/read/index.js';
-import { chooseDelimiter, normalizeDelimiter, readSepLine, sniffDelimiter } from '../src/import/read/sniff-delimiter.js';
+import {
+  chooseDelimiter,
+  normalizeDelimiter,
+  readSepLine,
+  sniffDelimiter,
+} from '../src/import/read/sniff-delimiter.js';
 import { makeTempDir } from './helpers.js';
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;

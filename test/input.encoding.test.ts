@@ -60,9 +60,16 @@ describe('windows-1252', () => {
   });
 
   it('reads an ANSI file from Excel with its specials, detected without a flag', async () => {
-    const bytes = Buffer.from('name;note\r\nCaf\xe9 \x80;\x93quoted\x94 \x96 \x97 \x8cuvre \x91x\x92\r\n', 'latin1');
+    const bytes = Buffer.from(
+      'name;note\r\nCaf\xe9 \x80;\x93quoted\x94 \x96 \x97 \x8cuvre \x91x\x92\r\n',
+      'latin1',
+    );
     const source = await openRows(await file('ansi.csv', bytes));
-    expect(source.info).toMatchObject({ encoding: 'windows-1252', encodingSource: 'detected', delimiter: ';' });
+    expect(source.info).toMatchObject({
+      encoding: 'windows-1252',
+      encodingSource: 'detected',
+      delimiter: ';',
+    });
     expect((await readAll(source))[0]?.values).toEqual(['Café €', '“quoted” – — Œuvre ‘x’']);
   });
 
@@ -101,7 +108,10 @@ describe('detection', () => {
   });
 
   it('the option wins over detection, and rejects an unknown label as a usage error', () => {
-    expect(detectEncoding(Buffer.from('abc'), 'UTF-16', true)).toMatchObject({ encoding: 'utf-16le', source: 'option' });
+    expect(detectEncoding(Buffer.from('abc'), 'UTF-16', true)).toMatchObject({
+      encoding: 'utf-16le',
+      source: 'option',
+    });
     expect(() => detectEncoding(Buffer.from('abc'), 'klingon', true)).toThrow(UsageError);
   });
 });
@@ -153,19 +163,39 @@ describe('UTF-8', () => {
     const { records, error } = await readUntilError(source);
     expect(error).toBeInstanceOf(InputError);
     expect(error).toMatchObject({ code: 'input_encoding', line: 2002 });
-    expect((error as Error).message).toMatch(/line 2002: byte 0xE9 is not valid UTF-8.*--encoding windows-1252/);
+    expect((error as Error).message).toMatch(
+      /line 2002: byte 0xE9 is not valid UTF-8.*--encoding windows-1252/,
+    );
     expect(records).toHaveLength(2000);
     expect(records.at(-1)?.line).toBe(2001);
   });
 
   it('--encoding windows-1252 reads that same file', async () => {
-    const bytes = Buffer.concat([Buffer.from('name,email\n'), Buffer.from('Ren\xe9e,r@example.com\n', 'latin1')]);
+    const bytes = Buffer.concat([
+      Buffer.from('name,email\n'),
+      Buffer.from('Ren\xe9e,r@example.com\n', 'latin1'),
+    ]);
     const source = await openRows(await file('ansi-forced.csv', bytes), { encoding: 'windows-1252' });
     expect((await readAll(source))[0]?.values).toEqual(['Renée', 'r@example.com']);
   });
 
+  it('a forced 8-bit --encoding on a UTF-16 file is refused with a hint, not read as garbage', async () => {
+    const bytes = Buffer.concat([
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('name\tcity\r\nA\tB\r\n', 'utf16le'),
+    ]);
+    const error = await openRows(await file('utf16-forced.txt', bytes), { encoding: 'windows-1252' }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: 'input_binary', line: 1 });
+    expect((error as Error).message).toContain('(or is --encoding wrong for it?)');
+  });
+
   it('--encoding utf-8 on an ANSI file fails at the line, not with replacement characters', async () => {
-    const bytes = Buffer.concat([Buffer.from('name,email\nok,o@x.io\n'), Buffer.from('Ren\xe9e,r@x.io\n', 'latin1')]);
+    const bytes = Buffer.concat([
+      Buffer.from('name,email\nok,o@x.io\n'),
+      Buffer.from('Ren\xe9e,r@x.io\n', 'latin1'),
+    ]);
     const source = await openRows(await file('forced-utf8.csv', bytes), { encoding: 'utf-8' });
     const { records, error } = await readUntilError(source);
     expect(records.map((r) => r.values[0])).toEqual(['ok']);

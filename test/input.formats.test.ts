@@ -21,11 +21,23 @@ type Detected = Pick<SourceInfo, 'format' | 'encoding' | 'encodingSource' | 'del
 const GOOD: Array<[string, Detected]> = [
   [
     'excel-semicolon-cp1252-crlf.csv',
-    { format: 'csv', encoding: 'windows-1252', encodingSource: 'detected', delimiter: ';', delimiterSource: 'sniffed' },
+    {
+      format: 'csv',
+      encoding: 'windows-1252',
+      encodingSource: 'detected',
+      delimiter: ';',
+      delimiterSource: 'sniffed',
+    },
   ],
   [
     'excel-semicolon-cp1252-crlf-sep.csv',
-    { format: 'csv', encoding: 'windows-1252', encodingSource: 'detected', delimiter: ';', delimiterSource: 'sep-line' },
+    {
+      format: 'csv',
+      encoding: 'windows-1252',
+      encodingSource: 'detected',
+      delimiter: ';',
+      delimiterSource: 'sep-line',
+    },
   ],
   [
     'utf8-bom.csv',
@@ -33,23 +45,53 @@ const GOOD: Array<[string, Detected]> = [
   ],
   [
     'utf16le-tab.txt',
-    { format: 'csv', encoding: 'utf-16le', encodingSource: 'bom', delimiter: '\t', delimiterSource: 'sniffed' },
+    {
+      format: 'csv',
+      encoding: 'utf-16le',
+      encodingSource: 'bom',
+      delimiter: '\t',
+      delimiterSource: 'sniffed',
+    },
   ],
   [
     'libreoffice.csv',
-    { format: 'csv', encoding: 'utf-8', encodingSource: 'detected', delimiter: ',', delimiterSource: 'sniffed' },
+    {
+      format: 'csv',
+      encoding: 'utf-8',
+      encodingSource: 'detected',
+      delimiter: ',',
+      delimiterSource: 'sniffed',
+    },
   ],
   [
     'google-sheets.csv',
-    { format: 'csv', encoding: 'utf-8', encodingSource: 'detected', delimiter: ',', delimiterSource: 'sniffed' },
+    {
+      format: 'csv',
+      encoding: 'utf-8',
+      encodingSource: 'detected',
+      delimiter: ',',
+      delimiterSource: 'sniffed',
+    },
   ],
   [
     'crm-pipe.csv',
-    { format: 'csv', encoding: 'utf-8', encodingSource: 'detected', delimiter: '|', delimiterSource: 'sniffed' },
+    {
+      format: 'csv',
+      encoding: 'utf-8',
+      encodingSource: 'detected',
+      delimiter: '|',
+      delimiterSource: 'sniffed',
+    },
   ],
   [
     'clients.xlsx',
-    { format: 'xlsx', encoding: 'utf-8', encodingSource: 'default', delimiter: ',', delimiterSource: 'default' },
+    {
+      format: 'xlsx',
+      encoding: 'utf-8',
+      encodingSource: 'default',
+      delimiter: ',',
+      delimiterSource: 'default',
+    },
   ],
 ];
 
@@ -83,7 +125,15 @@ describe('good fixtures', () => {
 
   it('drops Excel trailing empty columns and rows but keeps the header cells as typed', async () => {
     const source = await openRows(fixture('excel-semicolon-cp1252-crlf.csv'));
-    expect(source.headers).toEqual(['name', 'email ', 'country\u00a0', 'address', 'currency', 'application_date', 'customer_ref']);
+    expect(source.headers).toEqual([
+      'name',
+      'email ',
+      'country\u00a0',
+      'address',
+      'currency',
+      'application_date',
+      'customer_ref',
+    ]);
     const records = await readAll(source);
     expect(records).toHaveLength(7);
     expect(records.every((r) => r.values.length === 7)).toBe(true);

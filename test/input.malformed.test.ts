@@ -172,7 +172,10 @@ describe('unusable files', () => {
   it.each([
     ['legacy.xls', /Excel 97–2003 workbook \(\.xls\): save it as \.xlsx or \.csv/],
     ['calc.ods', /OpenDocument spreadsheet \(\.ods\): save it as \.xlsx or \.csv/],
-    ['workbook-named.csv', /is a zip archive, not a CSV file: if it is an Excel workbook give it the \.xlsx extension/],
+    [
+      'workbook-named.csv',
+      /is a zip archive, not a CSV file: if it is an Excel workbook give it the \.xlsx extension/,
+    ],
   ])('%s is refused with a way out', async (name, message) => {
     const error = await openError(fixture(name));
     expect(error.code).toBe('input_format');

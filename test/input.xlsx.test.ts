@@ -47,24 +47,27 @@ describe('clients.xlsx, first sheet', () => {
 });
 
 describe('--sheet', () => {
-  it.each(['Extras', 'extras', '2'])('%j selects the Extras sheet, whose header is its first non-empty row', async (sheet) => {
-    const source = await openRows(workbook, { sheet });
-    expect(source.info.sheet).toBe('Extras');
-    expect(source.headers).toEqual(['kind', 'value']);
-    const records = await readAll(source);
-    expect(records[0]).toEqual({ row: 1, line: 4, values: ['datetime', '2024-03-15T10:30:00'] });
-    expect(Object.fromEntries(records.map((r) => r.values))).toEqual({
-      datetime: '2024-03-15T10:30:00',
-      boolean: 'TRUE',
-      error: '#N/A',
-      float: '0.3',
-      huge: '1000000000000000000000',
-      tiny: '0.0000001',
-      fixed: '-1.50',
-      'date-formula': '2024-02-29',
-      'number-formula': '42',
-    });
-  });
+  it.each(['Extras', 'extras', '2'])(
+    '%j selects the Extras sheet, whose header is its first non-empty row',
+    async (sheet) => {
+      const source = await openRows(workbook, { sheet });
+      expect(source.info.sheet).toBe('Extras');
+      expect(source.headers).toEqual(['kind', 'value']);
+      const records = await readAll(source);
+      expect(records[0]).toEqual({ row: 1, line: 4, values: ['datetime', '2024-03-15T10:30:00'] });
+      expect(Object.fromEntries(records.map((r) => r.values))).toEqual({
+        datetime: '2024-03-15T10:30:00',
+        boolean: 'TRUE',
+        error: '#N/A',
+        float: '0.3',
+        huge: '1000000000000000000000',
+        tiny: '0.0000001',
+        fixed: '-1.50',
+        'date-formula': '2024-02-29',
+        'number-formula': '42',
+      });
+    },
+  );
 
   it('an unknown sheet lists the sheets there are', async () => {
     const error = await openRows(workbook, { sheet: 'Customers' }).catch((e: unknown) => e);
@@ -153,6 +156,7 @@ describe('cellText', () => {
   });
 
   it('never writes an exponent', () => {
-    for (const n of [1e-10, 1.5e-7, 9.99e20, 1e22, -3.2e25, 2 ** 53]) expect(formatNumber(n, undefined)).not.toMatch(/e/i);
+    for (const n of [1e-10, 1.5e-7, 9.99e20, 1e22, -3.2e25, 2 ** 53])
+      expect(formatNumber(n, undefined)).not.toMatch(/e/i);
   });
 });

@@ -17,7 +17,9 @@ export function cellText(value: unknown, numFmt: string | undefined, date1904: b
   if (typeof value !== 'object') return String(value);
   const cell = value as Record<string, unknown>;
   if (Array.isArray(cell.richText)) {
-    return cell.richText.map((run: { text?: unknown }) => (typeof run.text === 'string' ? run.text : '')).join('');
+    return cell.richText
+      .map((run: { text?: unknown }) => (typeof run.text === 'string' ? run.text : ''))
+      .join('');
   }
   // Formulas: the result Excel cached at save time; the streaming reader keeps numbers and
   // strings, so a boolean result reads as 1/0 and an error result as empty.
@@ -35,7 +37,10 @@ export function cellText(value: unknown, numFmt: string | undefined, date1904: b
 /** Same test as Excel's renderer: date/time letters outside quotes and [brackets]. */
 export function isDateFormat(numFmt: string | undefined): boolean {
   if (!numFmt) return false;
-  const bare = numFmt.replace(/\[[^\]]*]/g, '').replace(/"[^"]*"/g, '').replace(/\\./g, '');
+  const bare = numFmt
+    .replace(/\[[^\]]*]/g, '')
+    .replace(/"[^"]*"/g, '')
+    .replace(/\\./g, '');
   return /[ymdhsb]/i.test(bare) && !/^general$/i.test(bare.trim());
 }
 
@@ -73,5 +78,8 @@ export function formatNumber(value: number, numFmt: string | undefined): string 
 
 /** The format for positive numbers, without colours, locales, literals or escapes. */
 function firstSection(numFmt: string): string {
-  return (numFmt.split(';')[0] ?? '').replace(/\[[^\]]*]/g, '').replace(/"[^"]*"/g, '').replace(/\\./g, '');
+  return (numFmt.split(';')[0] ?? '')
+    .replace(/\[[^\]]*]/g, '')
+    .replace(/"[^"]*"/g, '')
+    .replace(/\\./g, '');
 }

@@ -130,7 +130,10 @@ function genericDecoder(encoding: string): ChunkDecoder {
       return { text: decoder.decode(chunk, last) };
     } catch {
       // Rare (an unpaired UTF-16 surrogate, a cut final character): named at the chunk's line.
-      return { text: '', fault: `the bytes are not valid ${encoding} (pass --encoding if the file uses another one)` };
+      return {
+        text: '',
+        fault: `the bytes are not valid ${encoding} (pass --encoding if the file uses another one)`,
+      };
     }
   };
 }

@@ -17,7 +17,8 @@ const BOMS: ReadonlyArray<{ encoding: string; bytes: readonly number[] }> = [
 
 function bomOf(sample: Uint8Array): { encoding: string; length: number } | undefined {
   for (const bom of BOMS) {
-    if (bom.bytes.every((byte, i) => sample[i] === byte)) return { encoding: bom.encoding, length: bom.bytes.length };
+    if (bom.bytes.every((byte, i) => sample[i] === byte))
+      return { encoding: bom.encoding, length: bom.bytes.length };
   }
   return undefined;
 }
@@ -26,7 +27,11 @@ function bomOf(sample: Uint8Array): { encoding: string; length: number } | undef
  * Picks the encoding from the first bytes of the file. `complete` says the sample is the
  * whole file, so a multi-byte sequence cut at its end is an error rather than the cut.
  */
-export function detectEncoding(sample: Uint8Array, option: string | undefined, complete: boolean): DetectedEncoding {
+export function detectEncoding(
+  sample: Uint8Array,
+  option: string | undefined,
+  complete: boolean,
+): DetectedEncoding {
   const bom = bomOf(sample);
   if (option !== undefined) {
     const encoding = canonicalEncoding(option);

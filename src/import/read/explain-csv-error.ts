@@ -20,11 +20,15 @@ export function explainCsvError(error: unknown, context: ParseContext): InputErr
   const { file, recordLine } = context;
   if (!(error instanceof CsvError)) {
     const reason = error instanceof Error ? error.message : String(error);
-    return new InputError(`${file}: cannot read the file: ${reason}`, 'input_unreadable', { file, cause: error });
+    return new InputError(`${file}: cannot read the file: ${reason}`, 'input_unreadable', {
+      file,
+      cause: error,
+    });
   }
   const at = (line: number, message: string, code: string) =>
     new InputError(`${file}: line ${line}: ${message}`, code, { file, line, cause: error });
-  const errorLine = typeof error.lines === 'number' ? Math.max(recordLine, error.lines - context.drift) : recordLine;
+  const errorLine =
+    typeof error.lines === 'number' ? Math.max(recordLine, error.lines - context.drift) : recordLine;
   const column = typeof error.column === 'number' ? ` (column ${error.column + 1})` : '';
   switch (error.code) {
     case 'CSV_QUOTE_NOT_CLOSED':

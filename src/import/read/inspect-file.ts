@@ -25,7 +25,8 @@ const UNSUPPORTED: Record<string, string> = {
 };
 const XLSX_EXTENSIONS = new Set(['.xlsx', '.xlsm']);
 
-const startsWith = (sample: Uint8Array, magic: readonly number[]) => magic.every((byte, i) => sample[i] === byte);
+const startsWith = (sample: Uint8Array, magic: readonly number[]) =>
+  magic.every((byte, i) => sample[i] === byte);
 const ZIP = [0x50, 0x4b, 0x03, 0x04];
 const EMPTY_ZIP = [0x50, 0x4b, 0x05, 0x06];
 const OLE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
@@ -40,7 +41,8 @@ export async function inspectFile(file: string): Promise<InspectedFile> {
   const extension = extname(file).toLowerCase();
   const unsupported = UNSUPPORTED[extension];
   if (unsupported) throw new InputError(`${file} is ${unsupported}: ${SAVE_AS}`, 'input_format', { file });
-  if (stats.isDirectory()) throw new InputError(`${file} is a directory, not a file`, 'input_not_file', { file });
+  if (stats.isDirectory())
+    throw new InputError(`${file} is a directory, not a file`, 'input_not_file', { file });
   if (!stats.isFile()) throw new InputError(`${file} is not a regular file`, 'input_not_file', { file });
   if (stats.size === 0) throw new InputError(`${file} is empty`, 'input_empty', { file });
 
@@ -57,9 +59,13 @@ export async function inspectFile(file: string): Promise<InspectedFile> {
     return { file, format: 'xlsx', sizeBytes: stats.size, sample, complete: sample.length === stats.size };
   }
   if (startsWith(sample, OLE)) {
-    throw new InputError(`${file} is an Excel 97–2003 (.xls) or other legacy Office file: ${SAVE_AS}`, 'input_format', {
-      file,
-    });
+    throw new InputError(
+      `${file} is an Excel 97–2003 (.xls) or other legacy Office file: ${SAVE_AS}`,
+      'input_format',
+      {
+        file,
+      },
+    );
   }
   if (isZip) {
     throw new InputError(
@@ -94,11 +100,16 @@ async function readSample(file: string, length: number): Promise<Buffer> {
 
 export function fileError(file: string, error: unknown): InputError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOENT') return new InputError(`${file}: no such file`, 'input_missing', { file, cause: error });
+  if (code === 'ENOENT')
+    return new InputError(`${file}: no such file`, 'input_missing', { file, cause: error });
   if (code === 'EACCES' || code === 'EPERM') {
     return new InputError(`${file}: permission denied`, 'input_unreadable', { file, cause: error });
   }
-  if (code === 'EISDIR') return new InputError(`${file} is a directory, not a file`, 'input_not_file', { file });
+  if (code === 'EISDIR')
+    return new InputError(`${file} is a directory, not a file`, 'input_not_file', { file });
   const reason = error instanceof Error ? error.message : String(error);
-  return new InputError(`${file}: cannot read the file: ${reason}`, 'input_unreadable', { file, cause: error });
+  return new InputError(`${file}: cannot read the file: ${reason}`, 'input_unreadable', {
+    file,
+    cause: error,
+  });
 }

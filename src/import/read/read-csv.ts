@@ -18,7 +18,7 @@ export async function openCsv(inspected: InspectedFile, options: ReadOptions): P
   const encoding = detectEncoding(sample, options.encoding, complete);
   const sampleText = decodeSample(sample.subarray(encoding.bomLength), encoding.encoding, complete);
   if (complete && sampleText.trim() === '') throw new InputError(`${file} is empty`, 'input_empty', { file });
-  refuseBinary(file, sampleText);
+  refuseBinary(file, sampleText, encoding.source === 'option');
   const delimiter = chooseDelimiter(sampleText, options.delimiter, complete);
 
   const info: SourceInfo = {
@@ -70,11 +70,12 @@ function decodeSample(bytes: Uint8Array, encoding: string, complete: boolean): s
   return new TextDecoder(encoding, { ignoreBOM: true }).decode(bytes, { stream: !complete });
 }
 
-// C0 controls other than tab, LF, FF, CR and ESC never occur in text a spreadsheet writes.
-const CONTROL = /[\u0001-\u0008\u000b\u000e-\u001a\u001c-\u001f]/g;
+// C0 controls never occur in text a spreadsheet writes, except tab, LF, CR, FF, ESC and VT
+// (FileMaker's in-cell line break).
+const CONTROL = /[\u0001-\u0008\u000e-\u001a\u001c-\u001f]/g;
 
 /** Refuses, before any row is read, a file whose start is not text. */
-function refuseBinary(file: string, text: string): void {
+function refuseBinary(file: string, text: string, encodingGiven: boolean): void {
   const nul = text.indexOf('\0');
   const controls = text.match(CONTROL)?.length ?? 0;
   if (nul === -1 && controls <= Math.max(8, text.length / 100)) return;
@@ -82,7 +83,12 @@ function refuseBinary(file: string, text: string): void {
   const lines = new LineCounter();
   const line = lines.lineAt(text, index);
   const what = nul !== -1 ? 'contains NUL bytes' : 'contains binary control characters';
-  throw new InputError(`${file}: ${what} (line ${line}): is this really a CSV file?`, 'input_binary', { file, line });
+  // A UTF-16 file read with a forced 8-bit --encoding shows NULs too.
+  const hint = encodingGiven ? ' (or is --encoding wrong for it?)' : '';
+  throw new InputError(`${file}: ${what} (line ${line}): is this really a CSV file?${hint}`, 'input_binary', {
+    file,
+    line,
+  });
 }
 
 interface ParseOptions {
@@ -100,7 +106,10 @@ interface ParseOptions {
  * lose the good records parsed just before it. One decoded chunk is in flight at a time, so
  * reading advances at the consumer's pace.
  */
-async function* parseRecords(text: AsyncGenerator<string>, options: ParseOptions): AsyncGenerator<LineRecord> {
+async function* parseRecords(
+  text: AsyncGenerator<string>,
+  options: ParseOptions,
+): AsyncGenerator<LineRecord> {
   const { file, maxRecordSize } = options;
   const parsed: Array<{ values: string[]; parserLine: number }> = [];
   const parser = parse({
@@ -139,7 +148,8 @@ async function* parseRecords(text: AsyncGenerator<string>, options: ParseOptions
       yield { values, line };
     }
   }
-  const explain = (error: unknown) => explainCsvError(error, { file, recordLine: nextLine, drift, maxRecordSize });
+  const explain = (error: unknown) =>
+    explainCsvError(error, { file, recordLine: nextLine, drift, maxRecordSize });
   try {
     for await (const chunk of text) {
       const error = await new Promise<Error | null | undefined>((resolve) => parser.write(chunk, resolve));

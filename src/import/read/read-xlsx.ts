@@ -97,13 +97,18 @@ async function* readSheet(
   } catch (error) {
     if (error instanceof InputError) throw error;
     const reason = error instanceof Error ? error.message : String(error);
-    throw new InputError(`${file}: cannot read the workbook (${reason}): is it a valid .xlsx file?`, 'input_xlsx', {
-      file,
-      cause: error,
-    });
+    throw new InputError(
+      `${file}: cannot read the workbook (${reason}): is it a valid .xlsx file?`,
+      'input_xlsx',
+      {
+        file,
+        cause: error,
+      },
+    );
   }
   const names = state.model?.sheets?.map((entry) => entry.name) ?? emitted;
-  if (selector === undefined) throw new InputError(`${file}: the workbook has no sheets`, 'input_empty', { file });
+  if (selector === undefined)
+    throw new InputError(`${file}: the workbook has no sheets`, 'input_empty', { file });
   throw new InputError(
     `${file}: no sheet "${selector}"; the workbook has ${names.map((name) => `"${name}"`).join(', ')} (give a name or a 1-based number)`,
     'input_sheet',

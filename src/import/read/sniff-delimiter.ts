@@ -38,7 +38,11 @@ export function normalizeDelimiter(option: string): string {
  * The delimiter for a CSV whose decoded start is `text`: the option, else the `sep=` line,
  * else the sniffed one. `complete` says `text` is the whole file (its last line is whole).
  */
-export function chooseDelimiter(text: string, option: string | undefined, complete: boolean): ChosenDelimiter {
+export function chooseDelimiter(
+  text: string,
+  option: string | undefined,
+  complete: boolean,
+): ChosenDelimiter {
   const sep = readSepLine(text);
   const sepLine = sep !== undefined;
   if (option !== undefined) return { delimiter: normalizeDelimiter(option), source: 'option', sepLine };
