@@ -214,6 +214,10 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
             type: 'number',
             describe: 'probability a connection is cut after the client was created',
           })
+          .option('retry-after', { type: 'number', describe: 'seconds sent in Retry-After (default 1)' })
+          .option('auth-fail-after', { type: 'number', describe: 'answer 401 once N clients were created' })
+          .option('application-date-field', { type: 'string', describe: 'wire name of the application date' })
+          .option('verbose', { type: 'boolean', describe: 'one line per request on stderr' })
           .option('verify-signatures', { type: 'boolean', default: true })
           .option('signature-hash', { choices: ['sha256', 'sha512'] as const, default: 'sha256' as const })
           .option('signature-padding', { choices: ['pkcs1', 'pss'] as const, default: 'pkcs1' as const }),
@@ -236,6 +240,13 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
             ...(args.rateLimit !== undefined && { rateLimit: args.rateLimit }),
             ...(args.dropRate !== undefined && { dropRate: args.dropRate }),
             ...(args.resetRate !== undefined && { resetRate: args.resetRate }),
+            // yargs' inferred types give up on a chain this long; these four are read by type.
+            ...(typeof args.retryAfter === 'number' && { retryAfter: args.retryAfter }),
+            ...(typeof args.authFailAfter === 'number' && { authFailAfter: args.authFailAfter }),
+            ...(typeof args.applicationDateField === 'string' && {
+              applicationDateField: args.applicationDateField,
+            }),
+            ...(args.verbose === true && { verbose: true }),
             verifySignatures: args.verifySignatures,
             signatureHash: args.signatureHash,
             signaturePadding: args.signaturePadding,

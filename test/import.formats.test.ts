@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
-import { makeTempDir, readResults, ROOT, runCli, sandboxEnv, writeKeyFile } from './helpers.js';
+import { makeTempDir, ROOT, readResults, runCli, sandboxEnv, writeKeyFile } from './helpers.js';
 
 const INPUT = join(ROOT, 'fixtures', 'input');
 const GOOD = [
@@ -40,7 +40,10 @@ afterAll(async () => {
 /** What the service should hold for the expected rows, keyed by e-mail. */
 function expectedClients() {
   return new Map(
-    expected.rows.map(([name, email, country, address, currency]) => [email, { name, email, country, address, currency }]),
+    expected.rows.map(([name, email, country, address, currency]) => [
+      email,
+      { name, email, country, address, currency },
+    ]),
   );
 }
 
@@ -53,10 +56,12 @@ describe('real-world files import with identical normalized content', () => {
     });
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout).counts).toMatchObject({ created: expected.rows.length, invalid: 0 });
-    const held = sandbox.store.all().map(({ name, email, country, address, currency }) => [
-      email,
-      { name, email, country, address, currency },
-    ]);
+    const held = sandbox.store
+      .all()
+      .map(({ name, email, country, address, currency }) => [
+        email,
+        { name, email, country, address, currency },
+      ]);
     expect(new Map(held)).toEqual(expectedClients());
     // Leading zeros and long digit strings are echoed as text, never cast.
     const echoed = (await readResults(results)).map((line) => line.at(-1));
@@ -77,9 +82,12 @@ describe('malformed files', () => {
     ['duplicate-headers.csv', 2, /are both/],
   ])('%s: exit %i, clear message, nothing sent', async (file, code, message) => {
     const before = base.stats.requests;
-    const run = await runCli(['import', join(INPUT, 'malformed', file), '--results', join(temp.dir, `${file}.r.csv`)], {
-      env: sandboxEnv(base, keyFile),
-    });
+    const run = await runCli(
+      ['import', join(INPUT, 'malformed', file), '--results', join(temp.dir, `${file}.r.csv`)],
+      {
+        env: sandboxEnv(base, keyFile),
+      },
+    );
     expect(run.code).toBe(code);
     expect(run.stderr).toMatch(message);
     expect(run.stderr).toContain(file);
@@ -104,9 +112,12 @@ describe('malformed files', () => {
   it('ragged rows are invalid rows, not the end of the run', async () => {
     const sandbox = await startSandbox({ publicKeyPem: base.publicKeyPem!, token: base.token });
     const results = join(temp.dir, 'ragged.results.csv');
-    const run = await runCli(['import', join(INPUT, 'malformed', 'ragged.csv'), '--results', results, '--json'], {
-      env: sandboxEnv(sandbox, keyFile),
-    });
+    const run = await runCli(
+      ['import', join(INPUT, 'malformed', 'ragged.csv'), '--results', results, '--json'],
+      {
+        env: sandboxEnv(sandbox, keyFile),
+      },
+    );
     expect(run.code).toBe(1);
     const lines = await readResults(results);
     const invalid = lines.filter((l) => l[1] === 'invalid');
@@ -117,7 +128,13 @@ describe('malformed files', () => {
   });
 
   it('a header-only file is a clean run of 0 rows', async () => {
-    const run = await runCli(['validate', join(INPUT, 'malformed', 'header-only.csv'), '--results', join(temp.dir, 'h.csv'), '--json']);
+    const run = await runCli([
+      'validate',
+      join(INPUT, 'malformed', 'header-only.csv'),
+      '--results',
+      join(temp.dir, 'h.csv'),
+      '--json',
+    ]);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).rows).toBe(0);
   });

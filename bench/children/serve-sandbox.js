@@ -1,0 +1,44 @@
+/**
+ * The sandbox in its own process, so the tool under test never shares a CPU queue with it.
+ * argv[2] is JSON: { publicKeyFile, verifySignatures, latencyMs, seed }. Talks to the
+ * parent over IPC: sends {type:'ready', url, token}, answers 'stats', closes on 'close' and
+ * exits when the parent goes away.
+ */
+import { readFileSync } from 'node:fs';
+import { startSandbox } from '../../dist/index.js';
+
+const options = JSON.parse(process.argv[2] ?? '{}');
+const started = performance.now();
+const sandbox = await startSandbox({
+  host: '127.0.0.1',
+  port: 0,
+  publicKeyPem: readFileSync(options.publicKeyFile, 'utf8'),
+  verifySignatures: options.verifySignatures !== false,
+  ...(options.latencyMs && { latencyMs: options.latencyMs }),
+  ...(options.seed && { seed: options.seed }),
+});
+
+const stop = async () => {
+  await sandbox.close();
+  process.exit(0);
+};
+process.on('disconnect', stop);
+process.on('message', (message) => {
+  if (message?.type === 'close') void stop();
+  if (message?.type === 'stats') {
+    const cpu = process.cpuUsage();
+    process.send({
+      type: 'stats',
+      stats: sandbox.stats,
+      cpuS: (cpu.user + cpu.system) / 1e6,
+      maxRssMb: process.resourceUsage().maxRSS / 1024,
+    });
+  }
+});
+process.send({
+  type: 'ready',
+  url: sandbox.url,
+  token: sandbox.token,
+  seeded: sandbox.store.size,
+  startupS: (performance.now() - started) / 1000,
+});
