@@ -6,7 +6,7 @@ import type { Signer } from '../src/service/signing.js';
 export interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON shapes
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON shapes
   json: any;
 }
 
