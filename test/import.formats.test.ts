@@ -58,10 +58,7 @@ describe('real-world files import with identical normalized content', () => {
     expect(JSON.parse(run.stdout).counts).toMatchObject({ created: expected.rows.length, invalid: 0 });
     const held = sandbox.store
       .all()
-      .map(({ name, email, country, address, currency }) => [
-        email,
-        { name, email, country, address, currency },
-      ]);
+      .map(({ name, email, country, address, currency }) => [email, { name, email, country, address, currency }] as const);
     expect(new Map(held)).toEqual(expectedClients());
     // Leading zeros and long digit strings are echoed as text, never cast.
     const echoed = (await readResults(results)).map((line) => line.at(-1));
