@@ -8,8 +8,15 @@ import type { ClientFields } from './validate-row.js';
  * with runs of white space folded and the e-mail lower-cased, so cosmetic edits do not make
  * a second client. The version prefix lets the derivation change without colliding.
  */
+/** Plain ASCII with single spaces is already folded: skip the costly Unicode passes for it. */
+const FOLDED = /^(?:[\x21-\x7e]| (?! ))*$/;
+
+function fold(text: string | undefined): string {
+  if (text === undefined) return '';
+  return FOLDED.test(text) ? text : text.normalize('NFC').replace(/\s+/gu, ' ');
+}
+
 export function deriveKey(fields: ClientFields): string {
-  const fold = (text: string | undefined) => (text ?? '').normalize('NFC').replace(/\s+/gu, ' ');
   const canonical = JSON.stringify([
     'ccs-bulk/1',
     fold(fields.name),

@@ -12,19 +12,34 @@ const currencyCodes: typeof import('currency-codes') = require('currency-codes')
 
 export type DateFormat = 'YYYY-MM-DD' | 'DD/MM/YYYY' | 'MM/DD/YYYY';
 
+/**
+ * Memoizes a lookup: a file holds few distinct countries and currencies, and the name lookup
+ * scans the whole dataset. Bounded, so a file of random junk cannot grow it without limit.
+ */
+function memoize(lookup: (value: string) => string | undefined): (value: string) => string | undefined {
+  const cache = new Map<string, string | undefined>();
+  return (value) => {
+    if (cache.has(value)) return cache.get(value);
+    const result = lookup(value);
+    if (cache.size >= 10_000) cache.clear();
+    cache.set(value, result);
+    return result;
+  };
+}
+
 /** ISO 3166-1 alpha-2, alpha-3 or an English name (any case) → alpha-2. */
-export function toCountryCode(value: string): string | undefined {
+export const toCountryCode = memoize((value) => {
   const upper = value.toUpperCase();
   if (upper.length === 2) return countries.isValid(upper) ? upper : undefined;
   if (upper.length === 3 && /^[A-Z]{3}$/.test(upper)) return countries.alpha3ToAlpha2(upper) || undefined;
   return countries.getAlpha2Code(value, 'en') || undefined;
-}
+});
 
 /** ISO 4217 alphabetic code (any case) → upper case. */
-export function toCurrencyCode(value: string): string | undefined {
+export const toCurrencyCode = memoize((value) => {
   const upper = value.toUpperCase();
   return /^[A-Z]{3}$/.test(upper) && currencyCodes.code(upper) !== undefined ? upper : undefined;
-}
+});
 
 const ISO_DATE = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ][\d:.]+(?:Z|[+-]\d\d:?\d\d)?)?$/;
 const SLASHED = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$/;

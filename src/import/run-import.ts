@@ -10,6 +10,7 @@ import { type ColumnPlan, mapColumns } from './columns.js';
 import { openFailed } from './failed.js';
 import type { Field } from './fields.js';
 import { keyOf, toCreateBody } from './key.js';
+import { KeySet } from './key-set.js';
 import type { DateFormat } from './normalize.js';
 import { openRows, type RawRecord, type ReadOptions, type SourceInfo } from './read/index.js';
 import { OUTCOMES, type Outcome, openResults, type ResultLine } from './results.js';
@@ -106,7 +107,7 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
   });
   const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
   const errorCodes = new Map<string, number>();
-  const seen = new Map<string, number>();
+  const seen = new KeySet();
   const window = createSendWindow(options.concurrency ?? 8, options.rate);
   const progress = options.progress ? createProgress({ unit: 'rows', ...options.progress }) : NO_PROGRESS;
   let rows = 0;
@@ -217,7 +218,7 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
         continue;
       }
       const key = keyOf(check.value);
-      const first = seen.get(key);
+      const first = seen.add(key, raw.row);
       if (first !== undefined) {
         record({
           row: raw.row,
@@ -228,7 +229,6 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
         });
         continue;
       }
-      seen.set(key, raw.row);
       if (results.created.has(key)) {
         // Its `created` line from the earlier run stays in the results file.
         counts.skipped++;
