@@ -36,6 +36,11 @@ function connectionFlags<T>(y: Argv<T>) {
     })
     .option('retries', { type: 'number', group: CONNECTION, default: 5, describe: 'retries per request' })
     .option('quiet', { type: 'boolean', alias: 'q', describe: 'no progress on stderr' })
+    .option('progress-interval', {
+      type: 'number',
+      default: 5,
+      describe: 'seconds between plain progress lines when stderr is not a terminal',
+    })
     .option('json', {
       type: 'boolean',
       describe: 'print the summary as JSON on stdout (stderr when data goes there)',

@@ -26,6 +26,7 @@ export interface CommonOptions {
   timeoutMs: number;
   quiet: boolean;
   json: boolean;
+  progressIntervalMs: number;
 }
 
 export interface ImportOptions extends CommonOptions {
@@ -143,6 +144,8 @@ function common(argv: ImportArgv | ExportArgv) {
     timeoutMs: check(z.number().positive('--timeout must be positive').max(3600), argv.timeout) * 1000,
     quiet: argv.quiet === true,
     json: argv.json === true,
+    progressIntervalMs:
+      check(z.number().positive('--progress-interval must be positive').max(3600), argv.progressInterval) * 1000,
   };
 }
 

@@ -74,4 +74,43 @@ describe('Ctrl-C', () => {
     const summary = JSON.parse(rest.stdout);
     expect(summary.counts.skipped + summary.counts.created).toBe(300);
   });
+
+  it('a second Ctrl-C exits at once, and resume still ends with exactly one client per row', async () => {
+    const input = join(temp.dir, 'twice.csv');
+    const results = join(temp.dir, 'twice.results.csv');
+    await writeFile(input, stringify([CLIENT_HEADER, ...validRows(120, 1000)]));
+    const before = sandbox.store.size;
+    const child = spawn(process.execPath, [BIN, 'import', input, '--results', results, '--concurrency', '8'], {
+      env: { ...process.env, ...sandboxEnv(sandbox, keyFile) },
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    let sent = false;
+    const poll = setInterval(async () => {
+      const text = await readFile(results, 'utf8').catch(() => '');
+      if (!sent && text.split(',created,').length > 10) {
+        sent = true;
+        clearInterval(poll);
+        // Slow answers keep requests in flight after the first Ctrl-C; identical signals sent
+        // too close together would be merged by the kernel.
+        sandbox.setFaults({ latencyMs: 300 });
+        child.kill('SIGINT');
+        setTimeout(() => child.kill('SIGINT'), 100);
+      }
+    }, 10);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    clearInterval(poll);
+    expect(code).toBe(3);
+    expect(stderr, stderr).toContain('stopped at once (second interrupt)');
+    sandbox.setFaults({ latencyMs: 40 });
+    const rest = await runCli(['import', input, '--results', results, '--resume', '--json', '--quiet'], {
+      env: sandboxEnv(sandbox, keyFile),
+    });
+    expect(rest.code).toBe(0);
+    expect(sandbox.store.size - before).toBe(120);
+    const lines = await readResults(results);
+    expect(lines.filter((l) => l[1] === 'created')).toHaveLength(120);
+  });
 });

@@ -38,7 +38,7 @@ export async function runExport(options: ResolvedExportOptions, io: Io): Promise
       service: connected.service,
       out: toStdout ? io.stdout : settings.out,
       signal: io.signal,
-      progress: { stream: io.stderr, mode: options.quiet ? 'none' : 'auto' },
+      progress: { stream: io.stderr, mode: options.quiet ? 'none' : 'auto', intervalMs: options.progressIntervalMs },
     });
   } catch (error) {
     const what = error instanceof StoppedError ? 'export interrupted' : 'export failed';

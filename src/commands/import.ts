@@ -44,7 +44,7 @@ export async function runImport(options: ImportOptions, io: Io): Promise<ExitCod
       rate: options.rate,
       maxErrors: options.maxErrors,
       signal: io.signal,
-      progress: { stream: io.stderr, mode: options.quiet ? 'none' : 'auto' },
+      progress: { stream: io.stderr, mode: options.quiet ? 'none' : 'auto', intervalMs: options.progressIntervalMs },
       onPlan: (plan) => {
         if (!options.quiet) io.stderr.write(formatPlan(plan, options));
       },
