@@ -29,6 +29,16 @@ describe('ccs-bulk --help', () => {
   });
 });
 
+describe('README Quick start', () => {
+  it('`ccs-bulk import fixtures/clients.csv --sandbox` works with no configuration', async () => {
+    const results = join(temp.dir, 'quick.results.csv');
+    const run = await runCli(['import', 'fixtures/clients.csv', '--sandbox', '--results', results, '--json']);
+    expect(run.code).toBe(1); // the fixture holds invalid rows on purpose
+    expect(JSON.parse(run.stdout).counts).toMatchObject({ created: 290, invalid: 7, duplicate: 3 });
+    expect(run.stderr).toContain('in-process sandbox');
+  });
+});
+
 describe('ccs-bulk keygen', () => {
   it('writes an RSA-4096 pair that loads and verifies, and never overwrites it', async () => {
     const out = join(temp.dir, 'keys');
