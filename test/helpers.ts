@@ -4,6 +4,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../src/sandbox/index.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BIN = join(ROOT, 'dist', 'bin.js');
@@ -91,4 +93,34 @@ export async function readResults(path: string): Promise<string[][]> {
   const { parse } = await import('csv-parse/sync');
   const { readFile } = await import('node:fs/promises');
   return (parse(await readFile(path), { relax_column_count: true }) as string[][]).slice(1);
+}
+
+export interface SandboxContext {
+  sandbox: Sandbox;
+  dir: string;
+  keyFile: string;
+  /** Environment pointing the CLI at this sandbox. */
+  env(): Record<string, string>;
+}
+
+/**
+ * Per test file: a sandbox on port 0, a temp dir, and the sandbox's private key written where
+ * the CLI reads it; all stopped and removed after the file's tests.
+ */
+export function useSandbox(options: SandboxOptions = {}): SandboxContext {
+  const context = {} as SandboxContext;
+  let cleanup: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    context.sandbox = await startSandbox(options);
+    const temp = await makeTempDir();
+    cleanup = temp.cleanup;
+    context.dir = temp.dir;
+    context.keyFile = await writeKeyFile(temp.dir, context.sandbox.privateKeyPem);
+    context.env = () => sandboxEnv(context.sandbox, context.keyFile);
+  });
+  afterAll(async () => {
+    await context.sandbox?.close();
+    await cleanup?.();
+  });
+  return context;
 }

@@ -2,43 +2,22 @@ import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
-import {
-  BIN,
-  CLIENT_HEADER,
-  makeTempDir,
-  readResults,
-  runCli,
-  sandboxEnv,
-  validRows,
-  writeKeyFile,
-} from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { BIN, CLIENT_HEADER, readResults, runCli, useSandbox, validRows } from './helpers.js';
 
-let sandbox: Sandbox;
-let temp: Awaited<ReturnType<typeof makeTempDir>>;
-let keyFile: string;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ latencyMs: 40 });
-  temp = await makeTempDir();
-  keyFile = await writeKeyFile(temp.dir, sandbox.privateKeyPem);
-});
-afterAll(async () => {
-  await sandbox.close();
-  await temp.cleanup();
-});
+const ctx = useSandbox({ latencyMs: 40 });
 
 describe('Ctrl-C', () => {
   it('stops reading, finishes in-flight requests, prints the resume command and exits 3', async () => {
-    const input = join(temp.dir, 'clients.csv');
-    const results = join(temp.dir, 'clients.results.csv');
+    const input = join(ctx.dir, 'clients.csv');
+    const results = join(ctx.dir, 'clients.results.csv');
     await writeFile(input, stringify([CLIENT_HEADER, ...validRows(300)]));
     const child = spawn(
       process.execPath,
       [BIN, 'import', input, '--results', results, '--concurrency', '4'],
       {
-        env: { ...process.env, ...sandboxEnv(sandbox, keyFile) },
+        env: { ...process.env, ...ctx.env() },
       },
     );
     let stderr = '';
@@ -65,23 +44,23 @@ describe('Ctrl-C', () => {
     const lines = await readResults(results);
     expect(lines.length).toBeLessThan(300);
     // In-flight requests finished: every client the sandbox holds has its created line.
-    expect(lines.filter((l) => l[1] === 'created')).toHaveLength(sandbox.store.size);
+    expect(lines.filter((l) => l[1] === 'created')).toHaveLength(ctx.sandbox.store.size);
 
     const args = resume!.split(' ').slice(1);
-    const rest = await runCli([...args, '--json', '--quiet'], { env: sandboxEnv(sandbox, keyFile) });
+    const rest = await runCli([...args, '--json', '--quiet'], { env: ctx.env() });
     expect(rest.code).toBe(0);
-    expect(sandbox.store.size).toBe(300);
+    expect(ctx.sandbox.store.size).toBe(300);
     const summary = JSON.parse(rest.stdout);
     expect(summary.counts.skipped + summary.counts.created).toBe(300);
   });
 
   it('a second Ctrl-C exits at once, and resume still ends with exactly one client per row', async () => {
-    const input = join(temp.dir, 'twice.csv');
-    const results = join(temp.dir, 'twice.results.csv');
+    const input = join(ctx.dir, 'twice.csv');
+    const results = join(ctx.dir, 'twice.results.csv');
     await writeFile(input, stringify([CLIENT_HEADER, ...validRows(120, 1000)]));
-    const before = sandbox.store.size;
+    const before = ctx.sandbox.store.size;
     const child = spawn(process.execPath, [BIN, 'import', input, '--results', results, '--concurrency', '8'], {
-      env: { ...process.env, ...sandboxEnv(sandbox, keyFile) },
+      env: { ...process.env, ...ctx.env() },
     });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
@@ -95,7 +74,7 @@ describe('Ctrl-C', () => {
         clearInterval(poll);
         // Slow answers keep requests in flight after the first Ctrl-C; identical signals sent
         // too close together would be merged by the kernel.
-        sandbox.setFaults({ latencyMs: 300 });
+        ctx.sandbox.setFaults({ latencyMs: 300 });
         child.kill('SIGINT');
         setTimeout(() => child.kill('SIGINT'), 100);
       }
@@ -104,12 +83,12 @@ describe('Ctrl-C', () => {
     clearInterval(poll);
     expect(code).toBe(3);
     expect(stderr, stderr).toContain('stopped at once (second interrupt)');
-    sandbox.setFaults({ latencyMs: 40 });
+    ctx.sandbox.setFaults({ latencyMs: 40 });
     const rest = await runCli(['import', input, '--results', results, '--resume', '--json', '--quiet'], {
-      env: sandboxEnv(sandbox, keyFile),
+      env: ctx.env(),
     });
     expect(rest.code).toBe(0);
-    expect(sandbox.store.size - before).toBe(120);
+    expect(ctx.sandbox.store.size - before).toBe(120);
     const lines = await readResults(results);
     expect(lines.filter((l) => l[1] === 'created')).toHaveLength(120);
   });

@@ -2,31 +2,22 @@ import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
-import { BIN, CLIENT_HEADER, makeTempDir, runCli, sandboxEnv, validRows, writeKeyFile } from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BIN, CLIENT_HEADER, runCli, useSandbox, validRows } from './helpers.js';
 
-let sandbox: Sandbox;
-let temp: Awaited<ReturnType<typeof makeTempDir>>;
-let keyFile: string;
 let input: string;
 
+const ctx = useSandbox({ latencyMs: 20 });
+
 beforeAll(async () => {
-  sandbox = await startSandbox({ latencyMs: 20 });
-  temp = await makeTempDir();
-  keyFile = await writeKeyFile(temp.dir, sandbox.privateKeyPem);
-  input = join(temp.dir, 'clients.csv');
+  input = join(ctx.dir, 'clients.csv');
   await writeFile(input, stringify([CLIENT_HEADER, ...validRows(150)]));
-});
-afterAll(async () => {
-  await sandbox.close();
-  await temp.cleanup();
 });
 
 describe('progress on stderr', () => {
   it('prints plain lines with rows/s and counts when stderr is not a terminal', async () => {
     const run = await runCli(['import', input, '--overwrite', '--concurrency', '2', '--progress-interval', '0.2'], {
-      env: sandboxEnv(sandbox, keyFile),
+      env: ctx.env(),
     });
     expect(run.code).toBe(0);
     const lines = run.stderr.split('\n').filter((l) => /^ccs-bulk: \d+ rows, \d+\/s \(\d+%/.test(l));
@@ -37,7 +28,7 @@ describe('progress on stderr', () => {
 
   it('--quiet prints nothing but errors', async () => {
     const run = await runCli(['import', input, '--overwrite', '--quiet', '--progress-interval', '0.1'], {
-      env: sandboxEnv(sandbox, keyFile),
+      env: ctx.env(),
     });
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
@@ -49,7 +40,7 @@ describe('progress on stderr', () => {
       .map((a) => `'${a}'`)
       .join(' ');
     const child = spawn('script', ['-qec', command, '/dev/null'], {
-      env: { ...process.env, ...sandboxEnv(sandbox, keyFile), COLUMNS: '160' },
+      env: { ...process.env, ...ctx.env(), COLUMNS: '160' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let screen = '';

@@ -2,44 +2,26 @@ import { spawn } from 'node:child_process';
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
-import {
-  BIN,
-  CLIENT_HEADER,
-  makeTempDir,
-  readResults,
-  runCli,
-  sandboxEnv,
-  validRows,
-  writeKeyFile,
-} from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BIN, CLIENT_HEADER, readResults, runCli, useSandbox, validRows } from './helpers.js';
 
 const ROWS = 400;
-let sandbox: Sandbox;
-let temp: Awaited<ReturnType<typeof makeTempDir>>;
-let keyFile: string;
 let input: string;
+
+const ctx = useSandbox({ latencyMs: 15, jitterMs: 10, resetRate: 0.05, retryAfterSeconds: 0 });
 
 beforeAll(async () => {
   // Latency and cut connections make a run long enough to be killed mid-flight, with
   // clients created whose answers never arrived.
-  sandbox = await startSandbox({ latencyMs: 15, jitterMs: 10, resetRate: 0.05, retryAfterSeconds: 0 });
-  temp = await makeTempDir();
-  keyFile = await writeKeyFile(temp.dir, sandbox.privateKeyPem);
-  input = join(temp.dir, 'clients.csv');
+  input = join(ctx.dir, 'clients.csv');
   await writeFile(input, stringify([CLIENT_HEADER, ...validRows(ROWS)]));
-});
-afterAll(async () => {
-  await sandbox.close();
-  await temp.cleanup();
 });
 
 /** Starts an import and SIGKILLs it once the results file holds `created` created rows. */
 function killWhenCreated(args: string[], results: string, created: number): Promise<void> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, ...sandboxEnv(sandbox, keyFile) },
+      env: { ...process.env, ...ctx.env() },
       stdio: 'ignore',
     });
     const poll = setInterval(async () => {
@@ -55,7 +37,7 @@ function killWhenCreated(args: string[], results: string, created: number): Prom
 
 describe('kill -9 at random moments, then --resume', () => {
   it('ends with every row created exactly once and one created line per row', async () => {
-    const results = join(temp.dir, 'clients.results.csv');
+    const results = join(ctx.dir, 'clients.results.csv');
     const args = ['import', input, '--results', results, '--resume', '--quiet'];
     const cuts = [40, 160, 280].map((n) => n + Math.floor(Math.random() * 80));
     for (const created of cuts) await killWhenCreated(args, results, created);
@@ -64,38 +46,38 @@ describe('kill -9 at random moments, then --resume', () => {
     expect(beforeFinal).toBeLessThan(ROWS);
     // A crash can also tear the last line: resume must drop it, not misread it.
     await appendFile(results, '999,created,cli_torn,201,1,ccsb_torn');
-    const final = await runCli(args, { env: sandboxEnv(sandbox, keyFile) });
+    const final = await runCli(args, { env: ctx.env() });
     expect(final.stderr).toBe('');
     expect(final.code).toBe(0);
 
-    expect(sandbox.store.size).toBe(ROWS);
+    expect(ctx.sandbox.store.size).toBe(ROWS);
     const lines = await readResults(results);
     const created = lines.filter((l) => l[1] === 'created');
     expect(created).toHaveLength(ROWS);
     expect(new Set(created.map((l) => l[0])).size).toBe(ROWS);
     expect(new Set(created.map((l) => l[5])).size).toBe(ROWS);
     expect(lines.every((l) => l[1] === 'created')).toBe(true);
-    for (const line of created) expect(sandbox.store.byIdempotencyKey(line[5]!)?.id).toBe(line[2]);
+    for (const line of created) expect(ctx.sandbox.store.byIdempotencyKey(line[5]!)?.id).toBe(line[2]);
     // The cuts happened: some clients were created whose answers were lost, then replayed.
-    expect(sandbox.stats.faults.reset).toBeGreaterThan(0);
-    expect(sandbox.stats.replays).toBeGreaterThan(0);
+    expect(ctx.sandbox.stats.faults.reset).toBeGreaterThan(0);
+    expect(ctx.sandbox.stats.replays).toBeGreaterThan(0);
 
-    const again = await runCli([...args, '--json'], { env: sandboxEnv(sandbox, keyFile) });
+    const again = await runCli([...args, '--json'], { env: ctx.env() });
     expect(JSON.parse(again.stdout).counts).toMatchObject({ skipped: ROWS, created: 0 });
-    expect(sandbox.store.size).toBe(ROWS);
+    expect(ctx.sandbox.store.size).toBe(ROWS);
   });
 
   it('refuses to overwrite an existing results file without --resume or --overwrite', async () => {
-    const results = join(temp.dir, 'exists.results.csv');
+    const results = join(ctx.dir, 'exists.results.csv');
     await writeFile(results, 'anything\n');
-    const before = sandbox.stats.requests;
-    const run = await runCli(['import', input, '--results', results], { env: sandboxEnv(sandbox, keyFile) });
+    const before = ctx.sandbox.stats.requests;
+    const run = await runCli(['import', input, '--results', results], { env: ctx.env() });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`results file ${results} already exists`);
     expect(run.stderr).not.toMatch(/\n\s+at /);
-    expect(sandbox.stats.requests).toBe(before);
+    expect(ctx.sandbox.stats.requests).toBe(before);
     const foreign = await runCli(['import', input, '--results', results, '--resume'], {
-      env: sandboxEnv(sandbox, keyFile),
+      env: ctx.env(),
     });
     expect(foreign.code).toBe(2);
     expect(foreign.stderr).toContain('not a ccs-bulk results file');

@@ -1,31 +1,18 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
-import { makeTempDir, readResults, runCli, sandboxEnv, writeKeyFile } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { readResults, runCli, useSandbox } from './helpers.js';
 
-let sandbox: Sandbox;
-let temp: Awaited<ReturnType<typeof makeTempDir>>;
-let keyFile: string;
 let n = 0;
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  temp = await makeTempDir();
-  keyFile = await writeKeyFile(temp.dir, sandbox.privateKeyPem);
-});
-afterAll(async () => {
-  await sandbox.close();
-  await temp.cleanup();
-});
+const ctx = useSandbox();
 
 async function csv(rows: string[][]): Promise<string> {
-  const path = join(temp.dir, `in-${++n}.csv`);
+  const path = join(ctx.dir, `in-${++n}.csv`);
   await writeFile(path, stringify(rows));
   return path;
 }
-const env = () => sandboxEnv(sandbox, keyFile);
 
 describe('header matching', () => {
   it('matches headers ignoring case, spaces and punctuation, and reports unknown columns once', async () => {
@@ -34,13 +21,13 @@ describe('header matching', () => {
       ['Ana Pérez', 'ana@example.com', 'esp', 'Calle 1, Madrid', 'eur', 'Bob'],
       ['Li Wei', 'li@example.com', 'China', 'Road 2, Beijing', 'CNY', 'Bob'],
     ]);
-    const run = await runCli(['import', file], { env: env() });
+    const run = await runCli(['import', file], { env: ctx.env() });
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('ignored columns: "Sales Rep"');
     expect(run.stderr.match(/Sales Rep/g)).toHaveLength(1);
     const lines = await readResults(`${file}.results.csv`);
     // Lines come in the order rows finish; `row` says which is which.
-    const clientOf = (row: string) => sandbox.store.get(lines.find((l) => l[0] === row)![2]!);
+    const clientOf = (row: string) => ctx.sandbox.store.get(lines.find((l) => l[0] === row)![2]!);
     const ana = clientOf('1');
     expect([ana?.name, ana?.email, ana?.country, ana?.currency]).toEqual([
       'Ana Pérez',
@@ -52,18 +39,18 @@ describe('header matching', () => {
   });
 
   it('stops before sending when required columns are missing, naming them and the headers found', async () => {
-    const before = sandbox.stats.requests;
+    const before = ctx.sandbox.stats.requests;
     const file = await csv([
       ['Client', 'Contact', 'Country', 'Where'],
       ['A', 'a@example.com', 'DE', 'Street 1'],
     ]);
-    const run = await runCli(['import', file], { env: env() });
+    const run = await runCli(['import', file], { env: ctx.env() });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(
       'missing required columns name, email, address; headers found: "Client", "Contact", "Country", "Where"',
     );
     expect(run.stderr).not.toMatch(/\n\s+at /);
-    expect(sandbox.stats.requests).toBe(before);
+    expect(ctx.sandbox.stats.requests).toBe(before);
     const mapped = await runCli(
       ['validate', file, '--map', 'name=Client', '--map', 'email=contact', '--map', 'address=WHERE'],
       {},
@@ -87,7 +74,7 @@ describe('header matching', () => {
 
 describe('row checks', () => {
   it('lists every problem, never sends invalid or duplicate rows, and writes a fixable --failed file', async () => {
-    const before = sandbox.store.size;
+    const before = ctx.sandbox.store.size;
     const header = ['name', 'email', 'country', 'address', 'currency', 'application_date', 'ref'];
     const file = await csv([
       header,
@@ -97,11 +84,11 @@ describe('row checks', () => {
       ['Short', 'short@example.com'],
       ['\'=HYPERLINK("x")', 'formula@example.com', 'FR', "'+33 Rue", 'EUR', '', '005'],
     ]);
-    const failed = join(temp.dir, 'fix-me.csv');
-    const run = await runCli(['import', file, '--failed', failed, '--json', '--quiet'], { env: env() });
+    const failed = join(ctx.dir, 'fix-me.csv');
+    const run = await runCli(['import', file, '--failed', failed, '--json', '--quiet'], { env: ctx.env() });
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout).counts).toMatchObject({ created: 2, invalid: 2, duplicate: 1 });
-    expect(sandbox.store.size - before).toBe(2);
+    expect(ctx.sandbox.store.size - before).toBe(2);
     const lines = await readResults(`${file}.results.csv`);
     const byRow = new Map(lines.map((l) => [l[0], l]));
     expect(byRow.get('2')?.[9]).toBe(
@@ -112,7 +99,7 @@ describe('row checks', () => {
     expect(byRow.get('3')?.[9]).toBe('same idempotency key as row 1');
     expect(byRow.get('4')?.[9]).toMatch(/^row has 2 fields but the header has 7/);
     // The export's formula escape is undone on the way in.
-    const formula = sandbox.store.get(byRow.get('5')![2]!);
+    const formula = ctx.sandbox.store.get(byRow.get('5')![2]!);
     expect([formula?.name, formula?.address]).toEqual(['=HYPERLINK("x")', '+33 Rue']);
 
     // Fix the failed file in place and import it again: only the fixed rows are created.
@@ -120,7 +107,7 @@ describe('row checks', () => {
       .replace(/^,bad,Germny,,EURO,2023-02-29/m, 'Fixed,fixed@example.com,Germany,Street 9,EUR,2023-02-28')
       .replace(/^Short,short@example\.com,+/m, 'Short,short@example.com,PL,Street 4,PLN,,004,');
     await writeFile(failed, fixed);
-    const again = await runCli(['import', failed, '--json', '--quiet'], { env: env() });
+    const again = await runCli(['import', failed, '--json', '--quiet'], { env: ctx.env() });
     expect(JSON.parse(again.stdout).counts).toMatchObject({ created: 2, invalid: 0 });
     expect(again.code).toBe(0);
   });
@@ -132,10 +119,10 @@ describe('row checks', () => {
       ['K2', 'k2@example.com', 'DE', 'S 2', '12/31/2023', 'my-key-2'],
     ]);
     const run = await runCli(['import', file, '--date-format', 'DD/MM/YYYY', '--json', '--quiet'], {
-      env: env(),
+      env: ctx.env(),
     });
     expect(JSON.parse(run.stdout).counts).toMatchObject({ created: 1, invalid: 1 });
-    expect(sandbox.store.byIdempotencyKey('my-key-1')?.name).toBe('K1');
+    expect(ctx.sandbox.store.byIdempotencyKey('my-key-1')?.name).toBe('K1');
 
     const many = await csv([
       ['name', 'email', 'country', 'address'],
@@ -152,13 +139,13 @@ describe('row checks', () => {
 
 describe('validate', () => {
   it('sends nothing, reports valid/invalid/duplicate and the plan, exit 0 or 1', async () => {
-    const before = sandbox.stats.requests;
+    const before = ctx.sandbox.stats.requests;
     const good = await csv([
       ['name', 'email', 'country', 'address'],
       ['A', 'a@example.com', 'DE', 'S 1'],
       ['A', 'a@example.com', 'DE', 'S 1'],
     ]);
-    const ok = await runCli(['validate', good], { env: env() });
+    const ok = await runCli(['validate', good], { env: ctx.env() });
     expect(ok.code).toBe(0);
     expect(ok.stderr).toContain('utf-8');
     expect(ok.stderr).toContain('delimiter ","');
@@ -167,11 +154,11 @@ describe('validate', () => {
     expect(lines.map((l) => l[1])).toEqual(['valid', 'duplicate']);
     const dry = await runCli(['import', good, '--dry-run', '--overwrite'], {});
     expect(dry.code).toBe(0);
-    expect(sandbox.stats.requests).toBe(before);
+    expect(ctx.sandbox.stats.requests).toBe(before);
   });
 
   it('gives clear usage errors for bad flags and unreadable input', async () => {
-    const missing = await runCli(['validate', join(temp.dir, 'nope.csv')], {});
+    const missing = await runCli(['validate', join(ctx.dir, 'nope.csv')], {});
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('nope.csv');
     expect(missing.stderr).not.toMatch(/\n\s+at /);
