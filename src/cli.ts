@@ -148,6 +148,11 @@ export type ExportArgv = Awaited<ReturnType<typeof exportFlags>['argv']>;
 /** Parses argv and runs the command; resolves to the command's exit code. */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   let exitCode = 0;
+  const importOrValidate = async (args: ImportArgv, dryRun: boolean) => {
+    const { resolveImportOptions } = await import('./options.js');
+    const { runImport } = await import('./commands/import.js');
+    return runImport(await resolveImportOptions(args, env, { dryRun, commandLine: argv }), io);
+  };
   await yargs(argv)
     .scriptName('ccs-bulk')
     .usage(
@@ -159,12 +164,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
       (y) =>
         importFlags(y).option('dry-run', { type: 'boolean', describe: 'check everything, send nothing' }),
       async (args) => {
-        const { resolveImportOptions } = await import('./options.js');
-        const { runImport } = await import('./commands/import.js');
-        exitCode = await runImport(
-          await resolveImportOptions(args, env, { dryRun: args.dryRun === true, commandLine: argv }),
-          io,
-        );
+        exitCode = await importOrValidate(args, args.dryRun === true);
       },
     )
     .command(
@@ -172,12 +172,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
       'read and check a file like import, send nothing (= import --dry-run)',
       (y) => importFlags(y),
       async (args) => {
-        const { resolveImportOptions } = await import('./options.js');
-        const { runImport } = await import('./commands/import.js');
-        exitCode = await runImport(
-          await resolveImportOptions(args, env, { dryRun: true, commandLine: argv }),
-          io,
-        );
+        exitCode = await importOrValidate(args, true);
       },
     )
     .command(
