@@ -2,11 +2,19 @@
  * The one place that ends the process: maps the error family to SPEC.md exit codes and
  * prints expected failures as one clear line, never a stack trace.
  */
+import { setMaxListeners } from 'node:events';
 import { runCli } from './cli.js';
 import { isCcsError } from './errors.js';
 
+/** Tokens have a known shape: whatever a message quotes (a path, a header), never print one. */
+export function redactSecrets(text: string): string {
+  return text.replace(/lk_(live|sandbox|test)_[^\s"',;]+/g, 'lk_$1_[redacted]');
+}
+
 export async function main(argv: string[]): Promise<never> {
   const interrupt = new AbortController();
+  // Every in-flight request listens for Ctrl-C: hundreds at high concurrency is expected.
+  setMaxListeners(0, interrupt.signal);
   let interrupts = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     interrupts++;
@@ -30,7 +38,7 @@ export async function main(argv: string[]): Promise<never> {
     });
   } catch (error) {
     if (isCcsError(error)) {
-      process.stderr.write(`ccs-bulk: error: ${error.message}\n`);
+      process.stderr.write(`ccs-bulk: error: ${redactSecrets(error.message)}\n`);
       code = error.exitCode;
     } else {
       process.stderr.write(

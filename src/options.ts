@@ -99,8 +99,9 @@ async function readToken(argv: { tokenFile?: string | undefined }, env: NodeJS.P
     try {
       text = await readFile(argv.tokenFile, 'utf8');
     } catch (error) {
+      // The path is shown (redacted by main if it is a token pasted by mistake).
       throw new UsageError(
-        `cannot read --token-file ${argv.tokenFile}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+        `cannot read --token-file ${argv.tokenFile}: ${(error as NodeJS.ErrnoException).code ?? 'error'} (it takes the path of a file holding the token)`,
         'token_unreadable',
       );
     }
@@ -115,6 +116,9 @@ async function readToken(argv: { tokenFile?: string | undefined }, env: NodeJS.P
   }
   const token = env.CCS_TOKEN?.trim();
   if (!token) throw new UsageError(`no API token: ${ENV_HELP}`, 'token_missing');
+  if (/[\s\x00-\x1f\x7f]/.test(token)) {
+    throw new UsageError('CCS_TOKEN holds spaces or control characters; set it to the token alone', 'token_invalid');
+  }
   return token;
 }
 

@@ -11,7 +11,11 @@ export interface KeygenArgs {
 
 /** Writes private.pem (0600) and public.pem (SPKI) into DIR; never overwrites either. */
 export async function runKeygen(args: KeygenArgs, io: { stdout: NodeJS.WritableStream }): Promise<void> {
-  await mkdir(args.out, { recursive: true, mode: 0o700 });
+  try {
+    await mkdir(args.out, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new UsageError(`cannot create ${args.out}: ${(error as NodeJS.ErrnoException).code ?? error}`, 'key_write');
+  }
   const privatePath = join(args.out, 'private.pem');
   const publicPath = join(args.out, 'public.pem');
   // Checked before the (slow) generation, so an existing pair is never half-replaced.

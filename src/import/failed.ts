@@ -1,35 +1,32 @@
 /**
  * The --failed file: invalid and failed rows in the input's own columns plus `error`, so
- * a user can fix them in a spreadsheet and import the file again. Rewritten each run (it
- * lists this run's problems); mode 0600.
+ * a user can fix them in a spreadsheet and import the file again. Failed rows carry the
+ * idempotency key they were sent with (an added `idempotency_key` column when the input has
+ * none): such a row may have been created before the failure, so re-importing it replays the
+ * same client (or, if it was edited, gets a 409) instead of creating a second one.
+ * Rewritten each run (it lists this run's problems); mode 0600.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
-import { UsageError } from '../errors.js';
+import { openPrivate, writeFully } from './output-files.js';
 
 export interface FailedFile {
-  write(values: readonly string[], error: string): void;
+  write(values: readonly string[], error: string, key?: string): void;
   close(): void;
 }
 
-export function openFailed(path: string, headers: readonly string[]): FailedFile {
-  let fd: number;
-  try {
-    fd = openSync(path, 'w', 0o600);
-  } catch (error) {
-    throw new UsageError(
-      `cannot write --failed ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`,
-      'output_unwritable',
-    );
-  }
+export function openFailed(path: string, headers: readonly string[], options: { addKeyColumn: boolean }): FailedFile {
+  const fd = openPrivate(path, 'w');
   const width = headers.length;
-  writeSync(fd, stringify([[...headers, 'error']]));
+  const keyColumn = options.addKeyColumn ? ['idempotency_key'] : [];
+  writeFully(fd, stringify([[...headers, ...keyColumn, 'error']]), path);
   return {
-    write(values, error) {
+    write(values, error, key) {
       // `error` stays under its header: short rows are padded, extra fields follow it.
       const cells = [...values.slice(0, width)];
       while (cells.length < width) cells.push('');
-      writeSync(fd, stringify([[...cells, error, ...values.slice(width)]]));
+      const keyCell = options.addKeyColumn ? [key ?? ''] : [];
+      writeFully(fd, stringify([[...cells, ...keyCell, error, ...values.slice(width)]]), path);
     },
     close() {
       closeSync(fd);

@@ -7,7 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 
-const DERIVED = /^ccsb_[0-9a-f]{16}/;
+/** Exactly a derived key: a user's key that merely starts like one is hashed like any other. */
+const DERIVED = /^ccsb_[0-9a-f]{40}$/;
 
 function fingerprint(key: string): [number, number] {
   if (DERIVED.test(key)) return [Number.parseInt(key.slice(5, 13), 16), Number.parseInt(key.slice(13, 21), 16)];

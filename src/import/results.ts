@@ -3,22 +3,13 @@
  * synchronous write(2) of a whole CSV record, so a crash (even kill -9) leaves complete
  * lines, and at worst a torn last one, which resume drops. Mode 0600: it holds personal data.
  */
-import {
-  closeSync,
-  constants,
-  createReadStream,
-  fstatSync,
-  fsyncSync,
-  openSync,
-  readSync,
-  renameSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, createReadStream, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { CsvError, parse } from 'csv-parse';
 import { stringify } from 'csv-stringify/sync';
-import { InputError, UsageError } from '../errors.js';
+import { CcsError, InputError, UsageError } from '../errors.js';
 import { KeySet } from './key-set.js';
+import { openPrivate, writeFully } from './output-files.js';
 
 export const RESULT_COLUMNS = [
   'row',
@@ -68,7 +59,6 @@ export interface ResultsFile {
   close(): void;
 }
 
-const PRIVATE = 0o600;
 
 function cells(line: ResultLine): string[] {
   return [
@@ -99,7 +89,8 @@ export interface OpenResultsOptions {
   buffered?: boolean;
 }
 
-export async function openResults(path: string, options: OpenResultsOptions): Promise<ResultsFile> {
+/** Refuses an existing results file unless the run resumes or replaces it (SPEC.md). */
+export async function assertResultsUsable(path: string, options: { resume: boolean; overwrite: boolean }): Promise<boolean> {
   const exists = await stat(path).then(
     () => true,
     () => false,
@@ -110,21 +101,26 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
       'results_exist',
     );
   }
+  return exists;
+}
+
+export async function openResults(path: string, options: OpenResultsOptions): Promise<ResultsFile> {
+  const exists = await assertResultsUsable(path, options);
   let created = new KeySet();
   let fd: number;
   // A file with no complete line (a crash while it was being created) records nothing.
   if (exists && options.resume && completeLength(path) > 0) {
     created = await compactForResume(path);
-    fd = openSync(path, constants.O_WRONLY | constants.O_APPEND);
+    fd = openPrivate(path, 'a');
   } else {
     fd = openPrivate(path, 'w');
-    writeSync(fd, stringify([[...RESULT_COLUMNS, ...options.headers]]));
+    writeFully(fd, stringify([[...RESULT_COLUMNS, ...options.headers]]), path);
   }
   // Buffered (validate): stringify a thousand lines per call, which amortizes csv-stringify's
   // per-call set-up, and skip the fsync. Unbuffered (import): one write(2) per finished row.
   let pending: string[][] = [];
   const flush = () => {
-    if (pending.length > 0) writeSync(fd, stringify(pending));
+    if (pending.length > 0) writeFully(fd, stringify(pending), path);
     pending = [];
   };
   return {
@@ -132,7 +128,7 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
     created,
     write(line) {
       if (!options.buffered) {
-        writeSync(fd, formatLine(line));
+        writeFully(fd, formatLine(line), path);
         return;
       }
       pending.push(cells(line));
@@ -144,18 +140,6 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
       closeSync(fd);
     },
   };
-}
-
-function openPrivate(path: string, flags: 'w' | 'wx'): number {
-  try {
-    const fd = openSync(path, flags, PRIVATE);
-    return fd;
-  } catch (error) {
-    throw new UsageError(
-      `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`,
-      'output_unwritable',
-    );
-  }
 }
 
 /**
@@ -183,13 +167,13 @@ async function compactForResume(path: string): Promise<KeySet> {
             'results_foreign',
           );
         }
-        writeSync(out, stringify([record]));
+        writeFully(out, stringify([record]), temp);
         continue;
       }
       const key = record[5];
       if (record[1] === 'created' && key) {
         created.add(key, 1);
-        writeSync(out, stringify([record]));
+        writeFully(out, stringify([record]), temp);
       }
     }
     if (header === undefined) {
@@ -201,7 +185,8 @@ async function compactForResume(path: string): Promise<KeySet> {
     fsyncSync(out);
   } catch (error) {
     closeSync(out);
-    if (error instanceof UsageError) throw error;
+    rmSync(temp, { force: true });
+    if (error instanceof CcsError) throw error;
     throw new InputError(
       `cannot read results file ${path} to resume: ${(error as Error).message}`,
       'results_unreadable',
@@ -211,13 +196,23 @@ async function compactForResume(path: string): Promise<KeySet> {
     );
   }
   closeSync(out);
-  renameSync(temp, path);
+  try {
+    renameSync(temp, path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw new UsageError(`cannot replace ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`, 'output_unwritable');
+  }
   return created;
 }
 
 /** Length of the file up to and including its last newline: a torn last line is left out. */
 function completeLength(path: string): number {
-  const fd = openSync(path, 'r');
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    throw new UsageError(`cannot read results file ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`, 'results_unreadable');
+  }
   try {
     let end = fstatSync(fd).size;
     const chunk = Buffer.alloc(65_536);

@@ -7,13 +7,14 @@ import { AuthError, CcsError, InputError, ServiceError } from '../errors.js';
 import { createProgress, NO_PROGRESS, type ProgressMode } from '../progress.js';
 import type { ServiceClient } from '../service/client.js';
 import { type ColumnPlan, mapColumns } from './columns.js';
-import { openFailed } from './failed.js';
+import { type FailedFile, openFailed } from './failed.js';
 import type { Field } from './fields.js';
 import { keyOf, toCreateBody } from './key.js';
 import { KeySet } from './key-set.js';
 import type { DateFormat } from './normalize.js';
 import { openRows, type RawRecord, type ReadOptions, type SourceInfo } from './read/index.js';
-import { OUTCOMES, type Outcome, openResults, type ResultLine } from './results.js';
+import { assertResultsUsable, OUTCOMES, type Outcome, openResults, type ResultLine } from './results.js';
+import { checkDistinctPaths } from './output-files.js';
 import { createSendWindow } from './send-window.js';
 import { type ClientFields, rowSchema, validateRow } from './validate-row.js';
 
@@ -48,7 +49,7 @@ export interface ImportPlan {
   resumedCreated: number;
 }
 
-export type StopReason = 'auth' | 'interrupted' | 'max_errors' | 'input_error';
+export type StopReason = 'auth' | 'interrupted' | 'max_errors' | 'input_error' | 'output_error';
 
 export interface ImportSummary {
   file: string;
@@ -74,22 +75,33 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
   const resultsPath = options.results ?? `${options.file}.results.csv`;
 
   // Plan: everything that can refuse the run does so before the first request.
+  checkDistinctPaths([
+    { flag: 'the input', path: options.file },
+    { flag: '--results', path: resultsPath },
+    { flag: '--failed', path: options.failed },
+  ]);
   const source = await openRows(options.file, options.read ?? {});
   let plan: ColumnPlan;
   let results: Awaited<ReturnType<typeof openResults>>;
+  let failedFile: FailedFile | undefined;
   try {
     plan = mapColumns(options.file, source.headers, options.map ?? {});
-    results = await openResults(resultsPath, {
+    const resultsOptions = {
       headers: source.headers,
       resume: options.resume === true,
       overwrite: options.overwrite === true,
       buffered: dryRun,
-    });
+    };
+    await assertResultsUsable(resultsPath, resultsOptions);
+    if (options.failed !== undefined) {
+      failedFile = openFailed(options.failed, source.headers, { addKeyColumn: plan.columns.idempotency_key === undefined });
+    }
+    results = await openResults(resultsPath, resultsOptions);
   } catch (error) {
+    failedFile?.close();
     await source.close();
     throw error;
   }
-  const failedFile = options.failed === undefined ? undefined : openFailed(options.failed, source.headers);
   const columns = Object.fromEntries(
     Object.entries(plan.columns).map(([field, index]) => [field, source.headers[index] ?? '']),
   ) as Partial<Record<Field, string>>;
@@ -108,11 +120,13 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
   const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
   const errorCodes = new Map<string, number>();
   const seen = new KeySet();
-  const window = createSendWindow(options.concurrency ?? 8, options.rate);
+  const window = createSendWindow(options.concurrency ?? 8, options.rate, options.signal);
   const progress = options.progress ? createProgress({ unit: 'rows', ...options.progress }) : NO_PROGRESS;
   let rows = 0;
   let errors = 0;
   let stopped: ImportSummary['stopped'];
+  // A results or failed file that cannot be written: stop sending, finish in flight, then fail.
+  let outputFailure: unknown;
 
   const stop = (reason: StopReason, message: string, code: string) => {
     stopped ??= { reason, message, code };
@@ -135,7 +149,7 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
     counts[line.outcome]++;
     results.write(line);
     if (error !== undefined) {
-      failedFile?.write(line.values, error);
+      failedFile?.write(line.values, error, line.outcome === 'failed' ? line.key : undefined);
       const code = line.errorCode ?? line.outcome;
       errorCodes.set(code, (errorCodes.get(code) ?? 0) + 1);
       errors++;
@@ -169,6 +183,11 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
       });
     } catch (error) {
       const failure = asServiceError(error);
+      if (failure.code === 'interrupted') {
+        // Ctrl-C during a retry wait: it may exist already; resume sends it again under the same key.
+        record({ row: raw.row, outcome: 'not_attempted', attempts: failure.attempts, key, errorMessage: failure.message, values: raw.values });
+        return;
+      }
       if (failure instanceof AuthError) stop('auth', failure.message, 'auth');
       record(
         {
@@ -245,7 +264,12 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
         stop('interrupted', 'interrupted', 'interrupted');
         break;
       }
-      window.run(() => send(raw, check.value, key));
+      window.run(() =>
+        send(raw, check.value, key).catch((error: unknown) => {
+          outputFailure ??= error;
+          stop('output_error', String((error as Error).message), 'output_failed');
+        }),
+      );
     }
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
@@ -257,6 +281,9 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
     results.close();
     failedFile?.close();
   }
+  if (outputFailure !== undefined) throw outputFailure;
+  // Ctrl-C after the last row was read still stopped the rows in flight.
+  if (options.signal?.aborted) stop('interrupted', 'interrupted', 'interrupted');
 
   const elapsedMs = Date.now() - started;
   return {

@@ -3,6 +3,7 @@
  * sends are running or queued, so the reader pauses while the window is full and memory
  * stays flat whatever the file size.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
 
 export interface SendWindow {
@@ -18,7 +19,8 @@ export function nextSendAt(previous: number, now: number, rate: number): number 
   return Math.max(now, previous + 1000 / rate);
 }
 
-export function createSendWindow(concurrency: number, rate?: number): SendWindow {
+/** `signal` (Ctrl-C) cuts a rate-limit wait short; the caller then sees it aborted. */
+export function createSendWindow(concurrency: number, rate?: number, signal?: AbortSignal): SendWindow {
   const limit = pLimit(concurrency);
   const running = new Set<Promise<void>>();
   let waiter: (() => void) | undefined;
@@ -35,7 +37,7 @@ export function createSendWindow(concurrency: number, rate?: number): SendWindow
         const at = nextSendAt(lastStart, Date.now(), rate);
         lastStart = at;
         const wait = at - Date.now();
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        if (wait > 0) await sleep(wait, undefined, { signal }).catch(() => undefined);
       }
     },
     run(task) {

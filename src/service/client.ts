@@ -142,7 +142,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       headers['x-signature'] = body.signature;
     }
     for (let attempt = 1; ; attempt++) {
-      await waitUntil(pausedUntil, options.signal);
+      await waitUntil(pausedUntil, options.signal).catch(() => {
+        throw new ServiceError('interrupted before sending', { type: 'interrupted' }, { code: 'interrupted' });
+      });
       let failure: ServiceError;
       let retryAfterMs: number | undefined;
       try {
@@ -173,6 +175,10 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         retryAfterMs = parseRetryAfter(headerValue(response.headers['retry-after']), Date.now());
       } catch (error) {
         if (error instanceof ServiceError) throw error;
+        // A request undici refuses to build (a header with a newline, say) fails the same way every time.
+        if ((error as { code?: unknown }).code === 'UND_ERR_INVALID_ARG') {
+          throw new ServiceError(`cannot send ${method} ${path}: ${networkReason(error)}`, { type: 'client_error' }, { code: 'invalid_request' });
+        }
         failure = new NetworkError(`network error on ${method} ${path}: ${networkReason(error)}`, {
           cause: error,
         });
@@ -183,7 +189,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       if (failure.status === 429) pausedUntil = Math.max(pausedUntil, Date.now() + delayMs);
       options.onRetry?.({ attempt, delayMs, status: failure.status, reason: failure.message });
       await waitUntil(Date.now() + delayMs, options.signal).catch(() => {
-        throw withAttempts(failure, attempt);
+        throw withAttempts(interrupted(failure), attempt);
       });
     }
   }
@@ -205,6 +211,15 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       if (ownsDispatcher) await dispatcher.close();
     },
   };
+}
+
+/** Stopped (Ctrl-C) while waiting to retry: the last answer is kept in the message. */
+function interrupted(last: ServiceError): ServiceError {
+  return new ServiceError(
+    `interrupted while waiting to retry (last answer: ${last.message})`,
+    { status: last.status, type: 'interrupted', requestId: last.requestId },
+    { code: 'interrupted' },
+  );
 }
 
 function withAttempts(error: ServiceError, attempts: number): ServiceError {

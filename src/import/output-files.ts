@@ -1,0 +1,57 @@
+/**
+ * The import's output files: opened private (0600, also when they already existed), written
+ * whole (a short write is finished, never left as a torn line), and never the input itself.
+ */
+import { fchmodSync, openSync, statSync, writeSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { CcsError, UsageError } from '../errors.js';
+
+export function openPrivate(path: string, flags: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, flags, 0o600);
+    fchmodSync(fd, 0o600);
+  } catch (error) {
+    throw new UsageError(`cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`, 'output_unwritable');
+  }
+  return fd;
+}
+
+/** Writes every byte (writeSync may write fewer); a failure stops the run cleanly. */
+export function writeFully(fd: number, text: string, path: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  let offset = 0;
+  try {
+    while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+  } catch (error) {
+    throw new CcsError(
+      `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? error}; rows in flight still finish — run again with --resume once it is fixed`,
+      'output_failed',
+      1,
+    );
+  }
+}
+
+/**
+ * Refuses a results or failed file that is the input or each other: writing one would
+ * destroy the input while it is read, or interleave two files into one.
+ */
+export function checkDistinctPaths(files: { flag: string; path: string | undefined }[]): void {
+  const seen: { flag: string; path: string; id: string }[] = [];
+  for (const { flag, path } of files) {
+    if (path === undefined) continue;
+    let id = resolve(path);
+    try {
+      const stats = statSync(path);
+      if (stats.isDirectory()) throw new UsageError(`${flag} ${path} is a directory; name a file`, 'output_unwritable');
+      id = `${stats.dev}:${stats.ino}`;
+    } catch (error) {
+      if (error instanceof UsageError) throw error;
+    }
+    const clash = seen.find((other) => other.id === id || other.path === resolve(path));
+    if (clash) {
+      throw new UsageError(`${flag} ${path} is the same file as ${clash.flag} ${clash.path}: choose another path`, 'same_file');
+    }
+    seen.push({ flag, path: resolve(path), id });
+  }
+}
