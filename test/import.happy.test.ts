@@ -86,7 +86,7 @@ describe('import of fixtures/clients.csv (CLI)', () => {
     expect(run.code).toBe(1);
     expect(fresh.store.size).toBe(290);
     const failedRows = await readCsv(failed);
-    expect(failedRows[0]).toEqual([...((await readCsv(FIXTURE))[0] ?? []), 'error']);
+    expect(failedRows[0]).toEqual([...((await readCsv(FIXTURE))[0] ?? []), 'idempotency_key', 'error']);
     expect(failedRows).toHaveLength(8);
     for (const text of [
       run.stdout,

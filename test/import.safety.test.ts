@@ -117,8 +117,16 @@ describe('Ctrl-C while rows wait to retry', () => {
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
     });
-    setTimeout(() => child.kill('SIGINT'), 1500);
+    // Interrupt once every row has met its 429 and waits 5 s to retry.
+    const throttledBefore = ctx.sandbox.stats.faults.throttle;
+    const poll = setInterval(() => {
+      if (ctx.sandbox.stats.faults.throttle - throttledBefore >= 16) {
+        clearInterval(poll);
+        child.kill('SIGINT');
+      }
+    }, 20);
     const code = await new Promise((resolve) => child.on('close', resolve));
+    clearInterval(poll);
     ctx.sandbox.setFaults({ throttleRate: 0, retryAfterSeconds: 0 });
     expect(code).toBe(3);
     expect(stderr).not.toContain('MaxListenersExceededWarning');

@@ -108,7 +108,7 @@ describe('row checks', () => {
     // Fix the failed file in place and import it again: only the fixed rows are created.
     const fixed = (await readFile(failed, 'utf8'))
       .replace(/^,bad,Germny,,EURO,2023-02-29/m, 'Fixed,fixed@example.com,Germany,Street 9,EUR,2023-02-28')
-      .replace(/^Short,short@example\.com,+/m, 'Short,short@example.com,PL,Street 4,PLN,,004,');
+      .replace(/^Short,short@example\.com,+/m, 'Short,short@example.com,PL,Street 4,PLN,,004,,');
     await writeFile(failed, fixed);
     const again = await runCli(['import', failed, '--json', '--quiet'], { env: ctx.env() });
     expect(JSON.parse(again.stdout).counts).toMatchObject({ created: 2, invalid: 0 });
