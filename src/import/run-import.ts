@@ -6,15 +6,13 @@
 import { AuthError, CcsError, InputError, ServiceError } from '../errors.js';
 import { createProgress, NO_PROGRESS, type ProgressMode } from '../progress.js';
 import type { ServiceClient } from '../service/client.js';
-import { type ColumnPlan, mapColumns } from './columns.js';
-import { type FailedFile, openFailed } from './failed.js';
 import type { Field } from './fields.js';
 import { keyOf, toCreateBody } from './key.js';
 import { KeySet } from './key-set.js';
 import type { DateFormat } from './normalize.js';
-import { openRows, type RawRecord, type ReadOptions, type SourceInfo } from './read/index.js';
-import { assertResultsUsable, OUTCOMES, type Outcome, openResults, type ResultLine } from './results.js';
-import { checkDistinctPaths } from './output-files.js';
+import { planImport } from './plan.js';
+import type { RawRecord, ReadOptions, SourceInfo } from './read/index.js';
+import { OUTCOMES, type Outcome, type ResultLine } from './results.js';
 import { createSendWindow } from './send-window.js';
 import { type ClientFields, rowSchema, validateRow } from './validate-row.js';
 
@@ -74,37 +72,16 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
   const started = Date.now();
   const resultsPath = options.results ?? `${options.file}.results.csv`;
 
-  // Plan: everything that can refuse the run does so before the first request.
-  checkDistinctPaths([
-    { flag: 'the input', path: options.file },
-    { flag: '--results', path: resultsPath },
-    { flag: '--failed', path: options.failed },
-  ]);
-  const source = await openRows(options.file, options.read ?? {});
-  let plan: ColumnPlan;
-  let results: Awaited<ReturnType<typeof openResults>>;
-  let failedFile: FailedFile | undefined;
-  try {
-    plan = mapColumns(options.file, source.headers, options.map ?? {});
-    const resultsOptions = {
-      headers: source.headers,
-      resume: options.resume === true,
-      overwrite: options.overwrite === true,
-      buffered: dryRun,
-    };
-    await assertResultsUsable(resultsPath, resultsOptions);
-    if (options.failed !== undefined) {
-      failedFile = openFailed(options.failed, source.headers, { addKeyColumn: plan.columns.idempotency_key === undefined });
-    }
-    results = await openResults(resultsPath, resultsOptions);
-  } catch (error) {
-    failedFile?.close();
-    await source.close();
-    throw error;
-  }
-  const columns = Object.fromEntries(
-    Object.entries(plan.columns).map(([field, index]) => [field, source.headers[index] ?? '']),
-  ) as Partial<Record<Field, string>>;
+  const { source, plan, results, failedFile, columns } = await planImport({
+    file: options.file,
+    results: resultsPath,
+    failed: options.failed,
+    read: options.read ?? {},
+    map: options.map ?? {},
+    resume: options.resume === true,
+    overwrite: options.overwrite === true,
+    dryRun,
+  });
   options.onPlan?.({
     source: source.info,
     columns,

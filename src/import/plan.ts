@@ -1,0 +1,63 @@
+/**
+ * The import's plan: everything that can refuse a run does so here, before the first request
+ * — output paths, the input's format and headers, the column mapping, the results file.
+ */
+import { type ColumnPlan, mapColumns } from './columns.js';
+import { type FailedFile, openFailed } from './failed.js';
+import type { Field } from './fields.js';
+import { checkDistinctPaths } from './output-files.js';
+import { openRows, type ReadOptions, type RowSource } from './read/index.js';
+import { assertResultsUsable, openResults, type ResultsFile } from './results.js';
+
+export interface PlanInput {
+  file: string;
+  results: string;
+  failed: string | undefined;
+  read: ReadOptions;
+  map: Partial<Record<Field, string>>;
+  resume: boolean;
+  overwrite: boolean;
+  dryRun: boolean;
+}
+
+export interface OpenPlan {
+  source: RowSource;
+  plan: ColumnPlan;
+  results: ResultsFile;
+  failedFile: FailedFile | undefined;
+  /** field → the header that feeds it */
+  columns: Partial<Record<Field, string>>;
+}
+
+export async function planImport(input: PlanInput): Promise<OpenPlan> {
+  checkDistinctPaths([
+    { flag: 'the input', path: input.file },
+    { flag: '--results', path: input.results },
+    { flag: '--failed', path: input.failed },
+  ]);
+  const source = await openRows(input.file, input.read);
+  let failedFile: FailedFile | undefined;
+  try {
+    const plan = mapColumns(input.file, source.headers, input.map);
+    const resultsOptions = {
+      headers: source.headers,
+      resume: input.resume,
+      overwrite: input.overwrite,
+      buffered: input.dryRun,
+    };
+    // Checked before the failed file is opened, so a refused run leaves both files as they were.
+    await assertResultsUsable(input.results, resultsOptions);
+    if (input.failed !== undefined) {
+      failedFile = openFailed(input.failed, source.headers, { addKeyColumn: plan.columns.idempotency_key === undefined });
+    }
+    const results = await openResults(input.results, resultsOptions);
+    const columns = Object.fromEntries(
+      Object.entries(plan.columns).map(([field, index]) => [field, source.headers[index] ?? '']),
+    ) as Partial<Record<Field, string>>;
+    return { source, plan, results, failedFile, columns };
+  } catch (error) {
+    failedFile?.close();
+    await source.close();
+    throw error;
+  }
+}
