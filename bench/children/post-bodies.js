@@ -2,7 +2,8 @@
  * The floor: bodies from a file, each signed with ccs-bulk's own signer (createSigner, libuv
  * thread pool) and POSTed with a bare undici Pool, `concurrency` lanes. Nothing else: no
  * parsing, validation, results file or retries. Prints one JSON line with rows/s and CPU.
- * argv[2] is JSON: { url, token, bodiesFile, privateKeyFile, concurrency, rows, timeoutMs }.
+ * argv[2] is JSON: { url, token, bodiesFile, privateKeyFile, concurrency, rows, timeoutMs,
+ * unsigned } — with `unsigned`, no signing at all (for a sandbox that does not verify).
  */
 import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -15,7 +16,9 @@ const bodies = readFileSync(options.bodiesFile, 'utf8')
   .filter((line) => line !== '')
   .slice(0, options.rows)
   .map((line) => Buffer.from(line));
-const signer = createSigner(createPrivateKey(readFileSync(options.privateKeyFile)));
+const signer = options.unsigned
+  ? { sign: async () => 'unsigned' }
+  : createSigner(createPrivateKey(readFileSync(options.privateKeyFile)));
 const origin = new URL(options.url).origin;
 const pool = new Pool(origin, { connections: options.concurrency, keepAliveTimeout: 30_000 });
 const headers = {
@@ -48,6 +51,7 @@ const elapsedS = (performance.now() - started) / 1000;
 const cpu = process.cpuUsage(cpuBefore);
 await pool.close();
 const sent = Object.values(statuses).reduce((a, b) => a + b, 0);
+const loopCpuS = (cpu.user + cpu.system) / 1e6;
 process.stdout.write(
-  `${JSON.stringify({ rows: sent, statuses, elapsedS, rowsPerSecond: sent / elapsedS, loopCpuS: (cpu.user + cpu.system) / 1e6 })}\n`,
+  `${JSON.stringify({ rows: sent, statuses, elapsedS, rowsPerSecond: sent / elapsedS, loopCpuS })}\n`,
 );

@@ -48,6 +48,8 @@ export function runMeasured(command, args, { env = process.env, timeoutMs, stats
     : [command, args];
   const stdin = stdinFile === undefined ? 'ignore' : openSync(stdinFile, 'r');
   const started = performance.now();
+  const busyBefore = systemBusySeconds();
+  const ownBefore = process.cpuUsage();
   return new Promise((resolve, reject) => {
     const child = spawn(file, argv, { env, detached: true, stdio: [stdin, 'pipe', 'pipe'] });
     if (typeof stdin === 'number') closeSync(stdin);
@@ -72,7 +74,18 @@ export function runMeasured(command, args, { env = process.env, timeoutMs, stats
       // The leader is gone; anything it left in its group goes with it.
       kill(child.pid);
       const wallS = (performance.now() - started) / 1000;
-      resolve({ code: code ?? signal, stdout: stdout(), stderr: stderr(), wallS, ...readStats(statsFile) });
+      const own = process.cpuUsage(ownBefore);
+      const busyAfter = systemBusySeconds();
+      resolve({
+        code: code ?? signal,
+        stdout: stdout(),
+        stderr: stderr(),
+        wallS,
+        // CPU the whole machine spent meanwhile, and this (parent) process's share of it.
+        machineBusyS: busyAfter === undefined ? undefined : busyAfter - busyBefore,
+        parentCpuS: (own.user + own.system) / 1e6,
+        ...readStats(statsFile),
+      });
     });
   });
 }
@@ -93,6 +106,20 @@ function readStats(statsFile) {
   const [rssKb, , user, system] = last.split(' ').map(Number);
   if (![rssKb, user, system].every(Number.isFinite)) return { cpuS: undefined, maxRssMb: undefined };
   return { cpuS: user + system, maxRssMb: rssKb / 1024 };
+}
+
+/**
+ * CPU seconds all cores have been busy since boot (/proc/stat, USER_HZ = 100), steal
+ * included: with the bench's own CPU subtracted, what is left is other people's load.
+ */
+export function systemBusySeconds() {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1);
+    const [user, nice, system, , , irq, softirq, steal] = fields.map(Number);
+    return (user + nice + system + irq + softirq + (steal || 0)) / 100;
+  } catch {
+    return undefined;
+  }
 }
 
 const SANDBOX_CHILD = fileURLToPath(new URL('../children/serve-sandbox.js', import.meta.url));

@@ -1,0 +1,34 @@
+/**
+ * The import pipeline without its signatures: ccs-bulk's library importClients (read, map,
+ * validate, key, send, results file) with a signer that returns a constant, against a sandbox
+ * that does not verify. Its CPU per row is what the pipeline costs besides signing.
+ * argv[2] is JSON: { url, token, file, results, concurrency }. Prints one JSON line.
+ */
+import { createServiceClient, importClients } from '../../dist/index.js';
+
+const options = JSON.parse(process.argv[2] ?? '{}');
+const service = createServiceClient({
+  baseUrl: options.url,
+  token: options.token,
+  connections: options.concurrency,
+  signer: { scheme: { hash: 'sha256', padding: 'pkcs1' }, sign: async () => 'unsigned' },
+});
+const cpuBefore = process.cpuUsage();
+const summary = await importClients({
+  file: options.file,
+  service,
+  results: options.results,
+  concurrency: options.concurrency,
+});
+const cpu = process.cpuUsage(cpuBefore);
+await service.close();
+const elapsedS = summary.elapsedMs / 1000;
+process.stdout.write(
+  `${JSON.stringify({
+    rows: summary.rows,
+    created: summary.counts.created,
+    elapsedS,
+    rowsPerSecond: summary.rows / elapsedS,
+    cpuS: (cpu.user + cpu.system) / 1e6,
+  })}\n`,
+);

@@ -1,0 +1,80 @@
+/**
+ * Part 1: import vs the signing floor. The floor signs the importer's exact bodies with the
+ * same signer and posts them with a bare undici Pool at the same concurrency, to the same
+ * kind of sandbox (verifying signatures), in its own process. The machine's speed drifts by
+ * ±10% over minutes, so the floor runs as two halves bracketing the import (A/2 B A/2):
+ * linear drift cancels out of the ratio.
+ *
+ * CPU per row besides the signature: subtracting ~3.4 ms of signing from the import's CPU to
+ * find tens of µs is noise, so it is measured directly instead: the same pipeline through the
+ * library with a constant signer, beside the same bare loop unsigned (CPU in-process, over
+ * the run only).
+ */
+import { count, perSecond, row } from '../lib/report.js';
+import { floorRun, importRun, unsignedRuns } from '../lib/measure-imports.js';
+
+export const name = 'import';
+const REPLAY_CHECK = 20;
+
+const perRowUs = (run) => (run.cpuS / run.rows) * 1e6;
+
+export async function run(ctx) {
+  const rows = ctx.sizes.importRows;
+  const concurrency = ctx.concurrency;
+  const half = Math.ceil(rows / 2);
+  const before = await floorRun(ctx, { rows: half, concurrency, round: 1 });
+  const imported = await importRun(ctx, { rows, concurrency, replayCheck: REPLAY_CHECK });
+  const after = await floorRun(ctx, { rows: half, concurrency, round: 2 });
+  const floor = {
+    rows: half * 2,
+    rowsPerSecond: (half * 2) / (before.elapsedS + after.elapsedS),
+    halves: [before, after],
+    foreignCores: Math.max(before.foreignCores ?? 0, after.foreignCores ?? 0),
+  };
+  const unsigned = await unsignedRuns(ctx, { rows, concurrency });
+  const pipelineUs = perRowUs(unsigned.pipeline);
+  const bareUs = perRowUs(unsigned.bare);
+  const replayed = imported.replayCheck?.['200'] ?? 0;
+  const ratio = imported.rowsPerSecond / floor.rowsPerSecond;
+  const part = '1 import vs signing floor';
+  return [
+    row({
+      part,
+      measure: `import ${count(rows)} rows, C=${concurrency}`,
+      figure: perSecond(imported.rowsPerSecond),
+      baseline: `${perSecond(floor.rowsPerSecond)} (sign + bare undici, before + after)`,
+      ratio,
+      target: '≥ 0.90',
+      pass: ratio >= 0.9,
+      runs: [imported, floor],
+      data: { imported, floor },
+    }),
+    row({
+      part,
+      measure: 'CPU per row besides the signature (unsigned-equivalent)',
+      figure: `${count(pipelineUs)} µs`,
+      baseline: `${count(bareUs)} µs (bare undici loop)`,
+      ratio: pipelineUs / bareUs,
+      target: '≤ 50 µs',
+      pass: pipelineUs <= 50,
+      runs: [unsigned.pipeline, unsigned.bare],
+      data: { ...unsigned, pipelineUs, bareUs },
+    }),
+    row({
+      part,
+      measure: '  unsigned-equivalent throughput',
+      figure: perSecond(unsigned.pipeline.rowsPerSecond),
+      baseline: `${perSecond(unsigned.bare.rowsPerSecond)} (bare undici loop)`,
+      ratio: unsigned.pipeline.rowsPerSecond / unsigned.bare.rowsPerSecond,
+      runs: [unsigned.pipeline, unsigned.bare],
+    }),
+    row({
+      part,
+      measure: `floor posts the importer's bodies (${REPLAY_CHECK} re-sent)`,
+      figure: `${replayed}/${REPLAY_CHECK} replayed`,
+      baseline: JSON.stringify(imported.replayCheck ?? {}),
+      target: 'all 200',
+      pass: replayed === REPLAY_CHECK,
+    }),
+  ];
+}

@@ -1,0 +1,222 @@
+// ccs-bulk performance suite: every figure beside its floor, measured in one sitting.
+// Run: npm run bench  (builds dist/ first), or node bench/run.js [options] after a build.
+// See `node bench/run.js --help`. Writes bench/results.json. Needs a built dist/.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { generateRsaKeyPair } from '../dist/index.js';
+import { killAll } from './lib/processes.js';
+import { errorRow, formatTable } from './lib/report.js';
+import * as alternatives from './parts/alternatives.js';
+import * as exportPart from './parts/export.js';
+import * as importFloor from './parts/import-floor.js';
+import * as latency from './parts/latency.js';
+import * as memory from './parts/memory.js';
+import * as signing from './parts/signing.js';
+import * as validate from './parts/validate.js';
+
+const PARTS = [signing, importFloor, latency, validate, exportPart, memory, alternatives];
+const NEEDS_SIGNING = new Set(['import']);
+
+const HELP = `Usage: node bench/run.js [options]   (npm run bench builds dist/ first)
+
+  --rows N              rows for part 1, import vs signing floor (default 20000; --quick 2000);
+                        the memory part imports N and 5×N
+  --quick               small sizes for a smoke run (1–3 minutes)
+  --only NAME[,NAME]    run some parts: ${PARTS.map((part) => part.name).join(', ')}
+  --concurrency N       import and floor concurrency for parts 1, 5, 6 (default 8, the CLI's)
+  --with-alternatives   also run newman, if \`npx --no-install newman\` works (not a dependency)
+  --retry-contended N   measure again, up to N times, a run during which other processes kept
+                        more than 0.25 cores busy; keep the least contended (default 0)
+  --cpu-prof DIR        run every ccs-bulk child under node --cpu-prof into DIR (slows it)
+  --out FILE            results JSON (default bench/results.json)
+`;
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      rows: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      concurrency: { type: 'string', default: '8' },
+      'with-alternatives': { type: 'boolean', default: false },
+      'retry-contended': { type: 'string', default: '0' },
+      'cpu-prof': { type: 'string' },
+      out: { type: 'string', default: fileURLToPath(new URL('results.json', import.meta.url)) },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  const whole = (flag, text) => {
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < 1) throw new Error(`${flag} must be a whole number ≥ 1`);
+    return value;
+  };
+  const names = values.only?.split(',').map((item) => item.trim()) ?? PARTS.map((part) => part.name);
+  const unknown = names.filter((item) => !PARTS.some((part) => part.name === item));
+  if (unknown.length > 0) throw new Error(`--only: unknown part ${unknown.join(', ')}`);
+  return {
+    help: values.help,
+    quick: values.quick,
+    rows: values.rows === undefined ? undefined : whole('--rows', values.rows),
+    only: names,
+    concurrency: whole('--concurrency', values.concurrency),
+    withAlternatives: values['with-alternatives'],
+    retryContended: values['retry-contended'] === '0' ? 0 : whole('--retry-contended', values['retry-contended']),
+    cpuProfDir: values['cpu-prof'],
+    out: values.out,
+  };
+}
+
+/** Sizes per part: the issue's, or small ones for a smoke run. */
+function sizes(opts) {
+  const importRows = opts.rows ?? (opts.quick ? 2000 : 20_000);
+  const validateRows = opts.quick ? 100_000 : 1_000_000;
+  const exportClients = opts.quick ? 10_000 : 100_000;
+  return {
+    importRows,
+    latencyRows: opts.quick ? 600 : 2500,
+    validateRows,
+    exportClients,
+    alternativeRows: opts.quick ? 500 : 2000,
+    memory: {
+      validate: [validateRows / 10, validateRows],
+      import: [importRows, importRows * 5],
+      export: [exportClients / 10, exportClients],
+    },
+  };
+}
+
+async function setUp(opts) {
+  const tmp = mkdtempSync(join(tmpdir(), 'ccs-bench-'));
+  const cleanUp = () => {
+    killAll();
+    rmSync(tmp, { recursive: true, force: true });
+  };
+  process.on('exit', cleanUp);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.once(signal, () => {
+      process.stderr.write(`\nbench: ${signal}: stopping every process it started\n`);
+      cleanUp();
+      process.exit(130);
+    });
+  }
+  // One key pair for the whole run: the sandboxes verify with it, ccs-bulk and the floor sign with it.
+  const { privateKeyPem, publicKeyPem } = await generateRsaKeyPair();
+  const keys = {
+    privateKeyPem,
+    privateKeyFile: join(tmp, 'private.pem'),
+    publicKeyFile: join(tmp, 'public.pem'),
+  };
+  writeFileSync(keys.privateKeyFile, privateKeyPem, { mode: 0o600 });
+  writeFileSync(keys.publicKeyFile, publicKeyPem);
+  return {
+    tmp,
+    keys,
+    quick: opts.quick,
+    concurrency: opts.concurrency,
+    withAlternatives: opts.withAlternatives,
+    retryContended: opts.retryContended,
+    cpuProfDir: opts.cpuProfDir,
+    sizes: sizes(opts),
+    cache: new Map(),
+    log: (line) => process.stderr.write(`${line}\n`),
+  };
+}
+
+/** What was measured: the commit, whether the tree had changes, and when dist/ was built. */
+function source(distAtStart) {
+  const git = (...args) => {
+    try {
+      return execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    commit: git('rev-parse', '--short', 'HEAD'),
+    uncommittedChanges: (git('status', '--porcelain', '--', 'src') ?? '') !== '',
+    distBuiltAt: distAtStart,
+    distRebuiltDuringRun: distBuiltAt() !== distAtStart,
+  };
+}
+
+const distBuiltAt = () =>
+  statSync(fileURLToPath(new URL('../dist/bin.js', import.meta.url))).mtime.toISOString();
+
+const load = () => loadavg().map((value) => Math.round(value * 100) / 100);
+
+async function main() {
+  const opts = options();
+  if (opts.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const started = performance.now();
+  const startLoad = load();
+  const distAtStart = distBuiltAt();
+  const ctx = await setUp(opts);
+  const selected = PARTS.filter(
+    (part) => opts.only.includes(part.name) || (part === signing && opts.only.some((n) => NEEDS_SIGNING.has(n))),
+  );
+  process.stderr.write(
+    `ccs-bulk bench: node ${process.version}, ${cpus().length} cores, load average ${startLoad.join(' ')}` +
+      `${opts.quick ? ', quick sizes' : ''}\n`,
+  );
+  const rows = [];
+  const parts = [];
+  for (const part of selected) {
+    const partStarted = performance.now();
+    const partLoad = load();
+    ctx.log(`part ${part.name} (load average ${partLoad.join(' ')})`);
+    let partRows;
+    try {
+      partRows = await part.run(ctx);
+    } catch (error) {
+      ctx.log(`  failed: ${error?.stack ?? error}`);
+      partRows = [errorRow(part.name, error)];
+    }
+    rows.push(...partRows);
+    const seconds = (performance.now() - partStarted) / 1000;
+    parts.push({ name: part.name, seconds, loadAverageAtStart: partLoad, rows: partRows });
+    ctx.log(`  (${seconds.toFixed(0)} s)`);
+  }
+  const totalSeconds = (performance.now() - started) / 1000;
+  const table = formatTable(rows);
+  process.stdout.write(`${table}\n\n`);
+  process.stdout.write(
+    `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; load average at start ` +
+      `${startLoad.join(' ')}, at end ${load().join(' ')}; ${totalSeconds.toFixed(0)} s in all. ` +
+      "'Other load': cores busy with processes not ours during the row's runs (⚠ above 0.25).\n",
+  );
+  const results = {
+    date: new Date().toISOString(),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    loadAverageAtStart: startLoad,
+    loadAverageAtEnd: load(),
+    source: source(distAtStart),
+    totalSeconds,
+    options: { ...opts, out: undefined },
+    sizes: ctx.sizes,
+    parts,
+  };
+  if (results.source.distRebuiltDuringRun) {
+    process.stdout.write('WARNING: dist/ was rebuilt during the run: figures may mix two builds.\n');
+  }
+  writeFileSync(opts.out, `${JSON.stringify(results, null, 2)}\n`);
+  process.stderr.write(`results: ${opts.out}\n`);
+  return rows.some((r) => r.result === 'ERROR') ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    process.stderr.write(`bench: ${error?.message ?? error}\n`);
+    process.exit(2);
+  },
+);
