@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../src/errors.js';
-import { openRows, type RawRecord, type RowSource } from '../src/import/read/index.js';
+import { openRows, type RowSource } from '../src/import/read/index.js';
 import {
   chooseDelimiter,
   normalizeDelimiter,
@@ -11,6 +11,7 @@ import {
   sniffDelimiter,
 } from '../src/import/read/sniff-delimiter.js';
 import { makeTempDir } from './helpers.js';
+import { readAll } from './input.helpers.js';
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
 beforeAll(async () => {
@@ -23,12 +24,6 @@ async function open(text: string, options = {}): Promise<RowSource> {
   const path = join(temp.dir, `f${++count}.csv`);
   await writeFile(path, text);
   return openRows(path, options);
-}
-
-async function readAll(source: RowSource): Promise<RawRecord[]> {
-  const records: RawRecord[] = [];
-  for await (const record of source.records) records.push(record);
-  return records;
 }
 
 describe('sniffDelimiter', () => {

@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError, UsageError } from '../src/errors.js';
 import { decodeWindows1252 } from '../src/import/read/decode-text.js';
 import { detectEncoding, firstInvalidUtf8 } from '../src/import/read/detect-encoding.js';
-import { openRows, type RawRecord, type RowSource } from '../src/import/read/index.js';
+import { openRows } from '../src/import/read/index.js';
 import { makeTempDir } from './helpers.js';
+import { readAll, readUntilError } from './input.helpers.js';
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
 beforeAll(async () => {
@@ -18,23 +19,6 @@ async function file(name: string, data: string | Uint8Array): Promise<string> {
   const path = join(temp.dir, name);
   await writeFile(path, data);
   return path;
-}
-
-async function readAll(source: RowSource): Promise<RawRecord[]> {
-  const records: RawRecord[] = [];
-  for await (const record of source.records) records.push(record);
-  return records;
-}
-
-/** Records read before the error, and the error. */
-async function readUntilError(source: RowSource): Promise<{ records: RawRecord[]; error: unknown }> {
-  const records: RawRecord[] = [];
-  try {
-    for await (const record of source.records) records.push(record);
-  } catch (error) {
-    return { records, error };
-  }
-  return { records, error: undefined };
 }
 
 describe('windows-1252', () => {

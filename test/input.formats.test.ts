@@ -1,7 +1,8 @@
 /** Every good fixture, saved the way a real tool saves it, reads as the same rows. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { openRows, type RowSource, type SourceInfo } from '../src/import/read/index.js';
+import { openRows, type SourceInfo } from '../src/import/read/index.js';
+import { readAll } from './input.helpers.js';
 
 const dir = new URL('../fixtures/input/', import.meta.url);
 const fixture = (name: string) => new URL(name, dir).pathname;
@@ -9,12 +10,6 @@ const expected = JSON.parse(readFileSync(new URL('expected.json', dir), 'utf8'))
   headers: string[];
   rows: string[][];
 };
-
-async function readAll(source: RowSource) {
-  const records = [];
-  for await (const record of source.records) records.push(record);
-  return records;
-}
 
 type Detected = Pick<SourceInfo, 'format' | 'encoding' | 'encodingSource' | 'delimiter' | 'delimiterSource'>;
 

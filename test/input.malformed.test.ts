@@ -3,8 +3,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
-import { openRows, type RawRecord, type RowSource } from '../src/import/read/index.js';
+import { openRows } from '../src/import/read/index.js';
 import { makeTempDir } from './helpers.js';
+import { readUntilError } from './input.helpers.js';
 
 const fixture = (name: string) => new URL(`../fixtures/input/malformed/${name}`, import.meta.url).pathname;
 
@@ -18,16 +19,6 @@ async function file(name: string, data: string | Uint8Array): Promise<string> {
   const path = join(temp.dir, name);
   await writeFile(path, data);
   return path;
-}
-
-async function readUntilError(source: RowSource): Promise<{ records: RawRecord[]; error: unknown }> {
-  const records: RawRecord[] = [];
-  try {
-    for await (const record of source.records) records.push(record);
-  } catch (error) {
-    return { records, error };
-  }
-  return { records, error: undefined };
 }
 
 async function openError(path: string, options = {}): Promise<InputError> {

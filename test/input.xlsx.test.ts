@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
 import { cellText, formatNumber, isDateFormat } from '../src/import/read/cell-text.js';
-import { openRows, type RawRecord, type RowSource } from '../src/import/read/index.js';
+import { openRows } from '../src/import/read/index.js';
 import { targetSheet } from '../src/import/read/read-xlsx.js';
 import { makeTempDir } from './helpers.js';
+import { readAll } from './input.helpers.js';
 
 const workbook = new URL('../fixtures/input/clients.xlsx', import.meta.url).pathname;
 
@@ -15,12 +16,6 @@ beforeAll(async () => {
   temp = await makeTempDir();
 });
 afterAll(() => temp.cleanup());
-
-async function readAll(source: RowSource): Promise<RawRecord[]> {
-  const records: RawRecord[] = [];
-  for await (const record of source.records) records.push(record);
-  return records;
-}
 
 describe('clients.xlsx, first sheet', () => {
   it('reads cells as displayed text: ISO dates, padded and long numbers, formulas, rich text, links', async () => {
