@@ -127,7 +127,7 @@ async function setUp(opts) {
 }
 
 /** What was measured: the commit, whether the tree had changes, and when dist/ was built. */
-function source(distAtStart) {
+function source() {
   const git = (...args) => {
     try {
       return execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -138,8 +138,7 @@ function source(distAtStart) {
   return {
     commit: git('rev-parse', '--short', 'HEAD'),
     uncommittedChanges: (git('status', '--porcelain', '--', 'src') ?? '') !== '',
-    distBuiltAt: distAtStart,
-    distRebuiltDuringRun: distBuiltAt() !== distAtStart,
+    distBuiltAt: distBuiltAt(),
   };
 }
 
@@ -156,7 +155,8 @@ async function main() {
   }
   const started = performance.now();
   const startLoad = load();
-  const distAtStart = distBuiltAt();
+  // Read before the first run: colleagues may commit or rebuild dist/ while it goes on.
+  const measured = source();
   const ctx = await setUp(opts);
   const selected = PARTS.filter(
     (part) => opts.only.includes(part.name) || (part === signing && opts.only.some((n) => NEEDS_SIGNING.has(n))),
@@ -199,7 +199,7 @@ async function main() {
     cpuModel: cpus()[0]?.model,
     loadAverageAtStart: startLoad,
     loadAverageAtEnd: load(),
-    source: source(distAtStart),
+    source: { ...measured, distRebuiltDuringRun: distBuiltAt() !== measured.distBuiltAt },
     totalSeconds,
     options: { ...opts, out: undefined },
     sizes: ctx.sizes,
