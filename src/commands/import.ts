@@ -7,11 +7,13 @@ import { type ImportPlan, type ImportSummary, importClients } from '../import/ru
 import type { Io } from '../io.js';
 import type { ImportOptions } from '../options.js';
 import { formatDuration } from '../progress.js';
-import { type Connected, connect } from './connect.js';
+import type { Connected } from './connect.js';
 
 export async function runImport(options: ImportOptions, io: Io): Promise<ExitCode> {
   let connected: Connected | undefined;
   if (!options.dryRun && options.connection) {
+    // Loaded only when something is sent: validate needs no HTTP stack (~20 MB of undici).
+    const { connect } = await import('./connect.js');
     connected = await connect(
       options.connection,
       {

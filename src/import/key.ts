@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { CreateClientBody } from '../service/schemas.js';
 import type { ClientFields } from './validate-row.js';
 
@@ -27,7 +27,7 @@ export function deriveKey(fields: ClientFields): string {
     fields.application_date ?? '',
     fields.liquidity_type,
   ]);
-  return `ccsb_${createHash('sha256').update(canonical).digest('hex').slice(0, 40)}`;
+  return `ccsb_${hash('sha256', canonical, 'hex').slice(0, 40)}`;
 }
 
 export function keyOf(fields: ClientFields): string {
