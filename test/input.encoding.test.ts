@@ -1,25 +1,12 @@
 /** Encodings: BOMs, detection, the windows-1252 specials, overrides, faults named by line. */
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InputError, UsageError } from '../src/errors.js';
 import { decodeWindows1252 } from '../src/import/read/decode-text.js';
 import { detectEncoding, firstInvalidUtf8 } from '../src/import/read/detect-encoding.js';
 import { openRows } from '../src/import/read/index.js';
-import { makeTempDir } from './helpers.js';
-import { readAll, readUntilError } from './input.helpers.js';
+import { readAll, readUntilError, useInputFiles } from './input.helpers.js';
 
-let temp: Awaited<ReturnType<typeof makeTempDir>>;
-beforeAll(async () => {
-  temp = await makeTempDir();
-});
-afterAll(() => temp.cleanup());
-
-async function file(name: string, data: string | Uint8Array): Promise<string> {
-  const path = join(temp.dir, name);
-  await writeFile(path, data);
-  return path;
-}
+const { file } = useInputFiles();
 
 describe('windows-1252', () => {
   // Node 20's TextDecoder maps these to C1 controls on its latin1 fast path: check ours does not.

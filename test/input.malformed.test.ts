@@ -1,25 +1,13 @@
 /** Broken and unusable files: refused with the line to fix, after the good rows before it. */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdir } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
 import { openRows } from '../src/import/read/index.js';
-import { makeTempDir } from './helpers.js';
-import { readUntilError } from './input.helpers.js';
+import { readUntilError, useInputFiles } from './input.helpers.js';
 
 const fixture = (name: string) => new URL(`../fixtures/input/malformed/${name}`, import.meta.url).pathname;
 
-let temp: Awaited<ReturnType<typeof makeTempDir>>;
-beforeAll(async () => {
-  temp = await makeTempDir();
-});
-afterAll(() => temp.cleanup());
-
-async function file(name: string, data: string | Uint8Array): Promise<string> {
-  const path = join(temp.dir, name);
-  await writeFile(path, data);
-  return path;
-}
+const { file, path } = useInputFiles();
 
 async function openError(path: string, options = {}): Promise<InputError> {
   const error = await openRows(path, options).then(
@@ -128,12 +116,12 @@ describe('binary content', () => {
 
 describe('unusable files', () => {
   it('a missing file', async () => {
-    expect(await openError(join(temp.dir, 'nope.csv'))).toMatchObject({ code: 'input_missing', exitCode: 2 });
+    expect(await openError(path('nope.csv'))).toMatchObject({ code: 'input_missing', exitCode: 2 });
   });
 
   it('a directory', async () => {
-    await mkdir(join(temp.dir, 'folder.csv'));
-    expect(await openError(join(temp.dir, 'folder.csv'))).toMatchObject({ code: 'input_not_file' });
+    await mkdir(path('folder.csv'));
+    expect(await openError(path('folder.csv'))).toMatchObject({ code: 'input_not_file' });
   });
 
   it.each(['empty.csv', 'blank.csv'])('%s (0 bytes, or only a BOM and blank lines)', async (name) => {
@@ -179,8 +167,8 @@ describe('unusable files', () => {
   });
 
   it('a .numbers bundle (a directory on macOS) is refused by extension', async () => {
-    await mkdir(join(temp.dir, 'clients.numbers'));
-    expect((await openError(join(temp.dir, 'clients.numbers'))).message).toMatch(/Apple Numbers/);
+    await mkdir(path('clients.numbers'));
+    expect((await openError(path('clients.numbers'))).message).toMatch(/Apple Numbers/);
   });
 });
 
