@@ -7,7 +7,7 @@ import { makeTempDir } from './helpers.js';
 
 export async function readAll(source: RowSource): Promise<RawRecord[]> {
   const records: RawRecord[] = [];
-  for await (const record of source.records) records.push(record);
+  for await (const batch of source.batches) records.push(...batch);
   return records;
 }
 
@@ -15,7 +15,7 @@ export async function readAll(source: RowSource): Promise<RawRecord[]> {
 export async function readUntilError(source: RowSource): Promise<{ records: RawRecord[]; error: unknown }> {
   const records: RawRecord[] = [];
   try {
-    for await (const record of source.records) records.push(record);
+    for await (const batch of source.batches) records.push(...batch);
   } catch (error) {
     return { records, error };
   }

@@ -176,8 +176,8 @@ describe('stopping early', () => {
   it('close() releases the file mid-stream and is idempotent; the iterator then ends quietly', async () => {
     const lines = Array.from({ length: 20_000 }, (_, i) => `r${i},x`).join('\n');
     const source = await openRows(await file('long.csv', `a,b\n${lines}\n`));
-    const iterator = source.records[Symbol.asyncIterator]();
-    expect((await iterator.next()).value?.values).toEqual(['r0', 'x']);
+    const iterator = source.batches[Symbol.asyncIterator]();
+    expect((await iterator.next()).value?.[0]?.values).toEqual(['r0', 'x']);
     expect(source.bytesRead()).toBeLessThan(source.info.sizeBytes);
     await source.close();
     await source.close();
@@ -187,8 +187,8 @@ describe('stopping early', () => {
   it('breaking out of the loop stops reading', async () => {
     const lines = Array.from({ length: 50_000 }, (_, i) => `r${i},x`).join('\n');
     const source = await openRows(await file('long2.csv', `a,b\n${lines}\n`));
-    for await (const record of source.records) {
-      if (record.row === 10) break;
+    for await (const batch of source.batches) {
+      if (batch.some((record) => record.row === 10)) break;
     }
     expect(source.bytesRead()).toBeLessThan(source.info.sizeBytes);
     await source.close();

@@ -37,7 +37,7 @@ it('is refused at its line with bounded memory, after the rows before it', async
   const records: RawRecord[] = [];
   let error: unknown;
   try {
-    for await (const record of source.records) records.push(record);
+    for await (const batch of source.batches) records.push(...batch);
   } catch (e) {
     error = e;
   }

@@ -9,6 +9,7 @@
  * programs, and a `'` would corrupt the data they read.
  */
 import type { ExportColumn, FlatClient } from './columns.js';
+import { csvRecord } from '../csv-text.js';
 import { escapeFormula } from './escape.js';
 import type { ExportFormat } from './options.js';
 
@@ -25,19 +26,8 @@ export interface EncoderOptions {
   escapeFormulas: boolean;
 }
 
-/**
- * RFC 4180 quoting, by hand: a cell with a comma, a quote, CR or LF is quoted, quotes doubled.
- * (csv-stringify with a CRLF record delimiter leaves a cell holding a bare LF unquoted, which
- * splits the record for every reader; three lines here are easier to pin than its options.)
- */
-const NEEDS_QUOTES = /[",\r\n]/;
-
-function csvCell(value: string): string {
-  return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
-}
-
 function csvLine(cells: readonly string[]): string {
-  return `${cells.map(csvCell).join(',')}\r\n`;
+  return csvRecord(cells, '\r\n');
 }
 
 export function createEncoder(options: EncoderOptions): Encoder {

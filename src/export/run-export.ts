@@ -96,7 +96,7 @@ export async function exportClients(options: ExportClientsOptions): Promise<Expo
       if (page.clients.length === 0) continue;
       await output.write(encoder.encode(page.clients.map(flattenClient)));
       rows += page.clients.length;
-      progress.update({ done: rows, counters: { pages: stats.pages } });
+      progress.update(() => ({ done: rows, counters: { pages: stats.pages } }));
     }
     await output.commit();
   } catch (error) {

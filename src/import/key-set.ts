@@ -7,13 +7,23 @@
  */
 import { createHash } from 'node:crypto';
 
+/** A key with its 64-bit fingerprint, as two unsigned 32-bit halves. */
+export interface KeyPrint {
+  key: string;
+  hi: number;
+  lo: number;
+}
+
 /** Exactly a derived key: a user's key that merely starts like one is hashed like any other. */
 const DERIVED = /^ccsb_[0-9a-f]{40}$/;
 
-function fingerprint(key: string): [number, number] {
-  if (DERIVED.test(key)) return [Number.parseInt(key.slice(5, 13), 16), Number.parseInt(key.slice(13, 21), 16)];
+/** The fingerprint of any key; `deriveKey` makes derived keys' prints straight from the digest. */
+export function printOf(key: string): KeyPrint {
+  if (DERIVED.test(key)) {
+    return { key, hi: Number.parseInt(key.slice(5, 13), 16), lo: Number.parseInt(key.slice(13, 21), 16) };
+  }
   const digest = createHash('sha256').update(key).digest();
-  return [digest.readUInt32BE(0), digest.readUInt32BE(4)];
+  return { key, hi: digest.readUInt32BE(0), lo: digest.readUInt32BE(4) };
 }
 
 export class KeySet {
@@ -28,20 +38,20 @@ export class KeySet {
   }
 
   /** The row that first had this key, or undefined. */
-  get(key: string): number | undefined {
-    const [hi, lo] = fingerprint(key);
+  get(key: string | KeyPrint): number | undefined {
+    const { hi, lo } = typeof key === 'string' ? printOf(key) : key;
     const slot = this.#find(hi, lo);
     const row = this.#row[slot] ?? 0;
     return row === 0 ? undefined : row;
   }
 
-  has(key: string): boolean {
+  has(key: string | KeyPrint): boolean {
     return this.get(key) !== undefined;
   }
 
   /** Adds the key with its row unless present; returns the earlier row when it was. */
-  add(key: string, row: number): number | undefined {
-    const [hi, lo] = fingerprint(key);
+  add(key: string | KeyPrint, row: number): number | undefined {
+    const { hi, lo } = typeof key === 'string' ? printOf(key) : key;
     const slot = this.#find(hi, lo);
     const existing = this.#row[slot] ?? 0;
     if (existing !== 0) return existing;

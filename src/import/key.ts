@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import type { CreateClientBody } from '../service/schemas.js';
+import { type KeyPrint, printOf } from './key-set.js';
 import type { ClientFields } from './validate-row.js';
 
 /**
@@ -17,6 +18,11 @@ function fold(text: string | undefined): string {
 }
 
 export function deriveKey(fields: ClientFields): string {
+  return derivedPrint(fields).key;
+}
+
+/** The derived key with its fingerprint, both from one digest. */
+function derivedPrint(fields: ClientFields): KeyPrint {
   const canonical = JSON.stringify([
     'ccs-bulk/1',
     fold(fields.name),
@@ -27,11 +33,17 @@ export function deriveKey(fields: ClientFields): string {
     fields.application_date ?? '',
     fields.liquidity_type,
   ]);
-  return `ccsb_${hash('sha256', canonical, 'hex').slice(0, 40)}`;
+  const hex = hash('sha256', canonical, 'hex');
+  return {
+    key: `ccsb_${hex.slice(0, 40)}`,
+    hi: Number.parseInt(hex.slice(0, 8), 16),
+    lo: Number.parseInt(hex.slice(8, 16), 16),
+  };
 }
 
-export function keyOf(fields: ClientFields): string {
-  return fields.idempotency_key ?? deriveKey(fields);
+/** The row's own key, or the derived one; with its fingerprint for the run's key sets. */
+export function keyOf(fields: ClientFields): KeyPrint {
+  return fields.idempotency_key === undefined ? derivedPrint(fields) : printOf(fields.idempotency_key);
 }
 
 export function toCreateBody(fields: ClientFields, key: string): CreateClientBody {

@@ -16,7 +16,7 @@ export type DateFormat = 'YYYY-MM-DD' | 'DD/MM/YYYY' | 'MM/DD/YYYY';
  * Memoizes a lookup: a file holds few distinct countries and currencies, and the name lookup
  * scans the whole dataset. Bounded, so a file of random junk cannot grow it without limit.
  */
-function memoize(lookup: (value: string) => string | undefined): (value: string) => string | undefined {
+export function memoize(lookup: (value: string) => string | undefined): (value: string) => string | undefined {
   const cache = new Map<string, string | undefined>();
   return (value) => {
     if (cache.has(value)) return cache.get(value);
@@ -75,5 +75,5 @@ export function toIsoDate(value: string, format: DateFormat): string | undefined
  * stripping exactly one quote before any run of quotes + trigger round-trips every value.
  */
 export function unescapeFormula(value: string): string {
-  return /^'+[=+\-@\t\r]/.test(value) ? value.slice(1) : value;
+  return value.charCodeAt(0) === 39 && /^'+[=+\-@\t\r]/.test(value) ? value.slice(1) : value;
 }

@@ -18,8 +18,8 @@ export function openPrivate(path: string, flags: string): number {
 }
 
 /** Writes every byte (writeSync may write fewer); a failure stops the run cleanly. */
-export function writeFully(fd: number, text: string, path: string): void {
-  const bytes = Buffer.from(text, 'utf8');
+export function writeFully(fd: number, text: string | Uint8Array, path: string): void {
+  const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
   let offset = 0;
   try {
     while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
@@ -29,6 +29,38 @@ export function writeFully(fd: number, text: string, path: string): void {
       'output_failed',
       1,
     );
+  }
+}
+
+/**
+ * Collects text in a 64 KiB block and writes it when full (and on flush): one write(2) per
+ * block, each string encoded straight into the block rather than concatenated first.
+ */
+export class BlockWriter {
+  readonly #block = Buffer.allocUnsafe(65_536);
+  #used = 0;
+
+  constructor(
+    readonly fd: number,
+    readonly path: string,
+  ) {}
+
+  write(text: string): void {
+    // At most 3 bytes of UTF-8 per UTF-16 unit: room is checked without measuring.
+    if (this.#used + text.length * 3 > this.#block.length) {
+      this.flush();
+      if (text.length * 3 > this.#block.length) {
+        writeFully(this.fd, text, this.path);
+        return;
+      }
+    }
+    this.#used += this.#block.write(text, this.#used);
+  }
+
+  flush(): void {
+    if (this.#used === 0) return;
+    writeFully(this.fd, this.#block.subarray(0, this.#used), this.path);
+    this.#used = 0;
   }
 }
 

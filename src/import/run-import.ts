@@ -14,7 +14,7 @@ import { planImport } from './plan.js';
 import type { RawRecord, ReadOptions, SourceInfo } from './read/index.js';
 import { OUTCOMES, type Outcome, type ResultLine } from './results.js';
 import { createSendWindow } from './send-window.js';
-import { type ClientFields, rowSchema, validateRow } from './validate-row.js';
+import { type ClientFields, rowValidator } from './validate-row.js';
 
 export interface ImportClientsOptions {
   file: string;
@@ -90,7 +90,7 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
     resumedCreated: results.created.size,
   });
 
-  const schema = rowSchema({
+  const validateRow = rowValidator(plan, {
     dateFormat: options.dateFormat ?? 'YYYY-MM-DD',
     liquidityType: options.liquidityType ?? 'chain',
   });
@@ -108,19 +108,14 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
   const stop = (reason: StopReason, message: string, code: string) => {
     stopped ??= { reason, message, code };
   };
-  const tick = () =>
-    progress.update({
-      done: rows,
-      fraction: source.info.sizeBytes > 0 ? source.bytesRead() / source.info.sizeBytes : undefined,
-      counters: dryRun
-        ? { valid: counts.valid, invalid: counts.invalid, duplicate: counts.duplicate }
-        : {
-            created: counts.created,
-            failed: counts.failed,
-            invalid: counts.invalid,
-            skipped: counts.skipped,
-          },
-    });
+  const snapshot = () => ({
+    done: rows,
+    fraction: source.info.sizeBytes > 0 ? source.bytesRead() / source.info.sizeBytes : undefined,
+    counters: dryRun
+      ? { valid: counts.valid, invalid: counts.invalid, duplicate: counts.duplicate }
+      : { created: counts.created, failed: counts.failed, invalid: counts.invalid, skipped: counts.skipped },
+  });
+  const tick = () => progress.update(snapshot);
 
   const record = (line: ResultLine, error?: string) => {
     counts[line.outcome]++;
@@ -186,67 +181,70 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
   };
 
   try {
-    for await (const raw of source.records) {
-      if (options.signal?.aborted) {
-        stop('interrupted', 'interrupted', 'interrupted');
-        break;
-      }
-      rows++;
-      // After a stop (auth, --max-errors) the rest of the file is still accounted for.
-      if (stopped) {
-        record({ row: raw.row, outcome: 'not_attempted', values: raw.values });
-        continue;
-      }
-      const check = validateRow(raw.values, plan, schema);
-      if (!check.ok) {
-        const message = check.issues.join('; ');
-        record(
-          {
+    reading: for await (const batch of source.batches) {
+      for (const raw of batch) {
+        if (options.signal?.aborted) {
+          stop('interrupted', 'interrupted', 'interrupted');
+          break reading;
+        }
+        rows++;
+        // After a stop (auth, --max-errors) the rest of the file is still accounted for.
+        if (stopped) {
+          record({ row: raw.row, outcome: 'not_attempted', values: raw.values });
+          continue;
+        }
+        const check = validateRow(raw.values);
+        if (!check.ok) {
+          const message = check.issues.join('; ');
+          record(
+            {
+              row: raw.row,
+              outcome: 'invalid',
+              errorType: 'validation',
+              errorCode: 'invalid_row',
+              errorMessage: message,
+              values: raw.values,
+            },
+            message,
+          );
+          continue;
+        }
+        const print = keyOf(check.value);
+        const key = print.key;
+        const first = seen.add(print, raw.row);
+        if (first !== undefined) {
+          record({
             row: raw.row,
-            outcome: 'invalid',
-            errorType: 'validation',
-            errorCode: 'invalid_row',
-            errorMessage: message,
+            outcome: 'duplicate',
+            key,
+            errorMessage: `same idempotency key as row ${first}`,
             values: raw.values,
-          },
-          message,
+          });
+          continue;
+        }
+        if (results.created.has(print)) {
+          // Its `created` line from the earlier run stays in the results file.
+          counts.skipped++;
+          tick();
+          continue;
+        }
+        if (dryRun) {
+          record({ row: raw.row, outcome: 'valid', key, values: raw.values });
+          continue;
+        }
+        await window.slot();
+        if (options.signal?.aborted) {
+          record({ row: raw.row, outcome: 'not_attempted', key, values: raw.values });
+          stop('interrupted', 'interrupted', 'interrupted');
+          break reading;
+        }
+        window.run(() =>
+          send(raw, check.value, key).catch((error: unknown) => {
+            outputFailure ??= error;
+            stop('output_error', String((error as Error).message), 'output_failed');
+          }),
         );
-        continue;
       }
-      const key = keyOf(check.value);
-      const first = seen.add(key, raw.row);
-      if (first !== undefined) {
-        record({
-          row: raw.row,
-          outcome: 'duplicate',
-          key,
-          errorMessage: `same idempotency key as row ${first}`,
-          values: raw.values,
-        });
-        continue;
-      }
-      if (results.created.has(key)) {
-        // Its `created` line from the earlier run stays in the results file.
-        counts.skipped++;
-        tick();
-        continue;
-      }
-      if (dryRun) {
-        record({ row: raw.row, outcome: 'valid', key, values: raw.values });
-        continue;
-      }
-      await window.slot();
-      if (options.signal?.aborted) {
-        record({ row: raw.row, outcome: 'not_attempted', key, values: raw.values });
-        stop('interrupted', 'interrupted', 'interrupted');
-        break;
-      }
-      window.run(() =>
-        send(raw, check.value, key).catch((error: unknown) => {
-          outputFailure ??= error;
-          stop('output_error', String((error as Error).message), 'output_failed');
-        }),
-      );
     }
   } catch (error) {
     if (!(error instanceof InputError)) throw error;

@@ -5,7 +5,14 @@
 import { z } from 'zod';
 import type { ColumnPlan } from './columns.js';
 import type { Field } from './fields.js';
-import { type DateFormat, toCountryCode, toCurrencyCode, toIsoDate, unescapeFormula } from './normalize.js';
+import {
+  type DateFormat,
+  memoize,
+  toCountryCode,
+  toCurrencyCode,
+  toIsoDate,
+  unescapeFormula,
+} from './normalize.js';
 
 export interface ClientFields {
   name: string;
@@ -45,7 +52,9 @@ function converted(convert: (value: string) => string | undefined, describe: (va
   };
 }
 
-export function rowSchema(rules: RowRules) {
+function rowSchema(rules: RowRules) {
+  // Files repeat their dates; the same bounded memo as countries and currencies.
+  const toDate = memoize((value) => toIsoDate(value, rules.dateFormat));
   return z.object({
     name: required,
     email: required.pipe(
@@ -70,7 +79,7 @@ export function rowSchema(rules: RowRules) {
       value === undefined
         ? undefined
         : converted(
-            (v) => toIsoDate(v, rules.dateFormat),
+            toDate,
             (v) => `not a real date in ${rules.dateFormat} (${JSON.stringify(v)})`,
           )(value, ctx),
     ),
@@ -89,29 +98,35 @@ export function rowSchema(rules: RowRules) {
   });
 }
 
-/** Reads one record through the plan: trimmed, formula escape undone, empty = absent. */
-export function pickFields(values: readonly string[], plan: ColumnPlan): Partial<Record<Field, string>> {
-  const picked: Partial<Record<Field, string>> = {};
-  for (const [field, index] of Object.entries(plan.columns) as [Field, number][]) {
-    const value = unescapeFormula(values[index] ?? '').trim();
-    if (value !== '') picked[field] = value;
-  }
-  return picked;
+/**
+ * The check for one run's rows: the plan's columns, read in order, then the schema. Each row
+ * becomes its fields (trimmed, formula escape undone, empty = absent) or the list of what is
+ * wrong with it.
+ */
+export function rowValidator(plan: ColumnPlan, rules: RowRules): (values: readonly string[]) => RowCheck {
+  const schema = rowSchema(rules);
+  const columns = Object.entries(plan.columns) as [Field, number][];
+  const width = plan.headers.length;
+  return (values) => {
+    const picked: Partial<Record<Field, string>> = {};
+    for (const [field, index] of columns) {
+      const value = unescapeFormula(values[index] ?? '').trim();
+      if (value !== '') picked[field] = value;
+    }
+    return check(values.length, width, picked, schema);
+  };
 }
 
-export function validateRow(
-  values: readonly string[],
-  plan: ColumnPlan,
+function check(
+  length: number,
+  width: number,
+  picked: Partial<Record<Field, string>>,
   schema: ReturnType<typeof rowSchema>,
 ): RowCheck {
   const issues: string[] = [];
-  const width = plan.headers.length;
-  if (values.length !== width) {
-    issues.push(
-      `row has ${values.length} field${values.length === 1 ? '' : 's'} but the header has ${width}`,
-    );
+  if (length !== width) {
+    issues.push(`row has ${length} field${length === 1 ? '' : 's'} but the header has ${width}`);
   }
-  const picked = pickFields(values, plan);
   const parsed = schema.safeParse(picked);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {

@@ -1,20 +1,27 @@
+import { isUtf8 } from 'node:buffer';
 import { InputError } from '../../errors.js';
 import { createDecoder } from './decode-text.js';
 import { firstInvalidUtf8 } from './detect-encoding.js';
 
-/** Counts physical lines the way csv-parse does: CRLF, LF and a lone CR each end one. */
+const CR = 13;
+const LF = 10;
+
+/**
+ * Counts physical lines the way csv-parse does: CRLF, LF and a lone CR each end one. Works on
+ * UTF-8 bytes (CR and LF are the same code units in the text).
+ */
 export class LineCounter {
-  /** The 1-based line the next character is on. */
+  /** The 1-based line the next byte is on. */
   line = 1;
   private pendingCr = false;
 
-  /** Line of `text[index]` if `text` were the next text; does not advance. */
-  lineAt(text: string, index: number): number {
-    return this.line + countBreaks(text, 0, index, this.pendingCr).breaks;
+  /** Line of `bytes[index]` if `bytes` were the next bytes; does not advance. */
+  lineAt(bytes: Uint8Array, index: number): number {
+    return this.line + countBreaks(bytes, index, this.pendingCr).breaks;
   }
 
-  advance(text: string): void {
-    const { breaks, endsWithCr } = countBreaks(text, 0, text.length, this.pendingCr);
+  advance(bytes: Uint8Array): void {
+    const { breaks, endsWithCr } = countBreaks(bytes, bytes.length, this.pendingCr);
     this.line += breaks;
     this.pendingCr = endsWithCr;
   }
@@ -22,52 +29,62 @@ export class LineCounter {
 
 /** Line breaks in `text`, CRLF counting as one. */
 export function lineBreaks(text: string): number {
-  return text.includes('\n') || text.includes('\r') ? countBreaks(text, 0, text.length, false).breaks : 0;
+  if (!text.includes('\n') && !text.includes('\r')) return 0;
+  let breaks = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === CR || (c === LF && text.charCodeAt(i - 1) !== CR)) breaks++;
+  }
+  return breaks;
 }
 
-function countBreaks(
-  text: string,
-  from: number,
-  to: number,
-  pendingCr: boolean,
-): { breaks: number; endsWithCr: boolean } {
+function countBreaks(bytes: Uint8Array, to: number, pendingCr: boolean): { breaks: number; endsWithCr: boolean } {
+  if (to === 0) return { breaks: 0, endsWithCr: pendingCr };
+  const view = Buffer.from(bytes.buffer, bytes.byteOffset, to);
   let breaks = 0;
+  if (view.indexOf(CR) === -1) {
+    // The common case, counted natively: LF endings only.
+    for (let at = view.indexOf(LF); at !== -1; at = view.indexOf(LF, at + 1)) breaks++;
+    if (pendingCr && view[0] === LF) breaks--;
+    return { breaks, endsWithCr: false };
+  }
   let previousCr = pendingCr;
-  for (let i = from; i < to; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 13) breaks++;
-    else if (c === 10 && !previousCr) breaks++;
-    previousCr = c === 13;
+  for (let i = 0; i < to; i++) {
+    const c = view[i];
+    if (c === CR) breaks++;
+    else if (c === LF && !previousCr) breaks++;
+    previousCr = c === CR;
   }
   return { breaks, endsWithCr: previousCr };
 }
 
 /**
- * Decodes a byte stream chunk by chunk (never the whole file) and refuses what a CSV cannot
- * hold: bytes that are not valid in the encoding and NUL characters. On such a fault the
- * text before it is yielded first, so the records before the broken line still reach the
- * importer, then an InputError names the line.
+ * Turns a byte stream in `encoding` into UTF-8 bytes for the parser, chunk by chunk (never the
+ * whole file), and refuses what a CSV cannot hold: bytes that are not valid in the encoding
+ * and NUL characters. UTF-8 input is only validated, not decoded. On a fault the bytes before
+ * it are yielded first, so the records before the broken line still reach the importer, then
+ * an InputError names the line.
  */
-export async function* decodeChunks(
+export async function* utf8Chunks(
   chunks: AsyncIterable<Uint8Array>,
   encoding: string,
   file: string,
   startLine = 1,
-): AsyncGenerator<string> {
+): AsyncGenerator<Buffer> {
   const lines = new LineCounter();
   lines.line = startLine;
-  const decode = encoding === 'utf-8' ? utf8Decoder() : genericDecoder(encoding);
+  const decode = encoding === 'utf-8' ? utf8Validator() : reencoder(encoding);
   let last = false;
   const iterator = chunks[Symbol.asyncIterator]();
   while (!last) {
     const next = await iterator.next();
     last = next.done === true;
-    const { text, fault } = decode(next.done ? new Uint8Array(0) : next.value, last);
-    const nul = text.indexOf('\0');
-    const clean = nul === -1 ? text : text.slice(0, nul);
+    const { bytes, fault } = decode(next.done ? Buffer.alloc(0) : asBuffer(next.value), last);
+    const nul = bytes.indexOf(0);
+    const clean = nul === -1 ? bytes : bytes.subarray(0, nul);
     if (clean.length > 0) yield clean;
     if (nul !== -1) {
-      const line = lines.lineAt(text, nul);
+      const line = lines.lineAt(bytes, nul);
       throw new InputError(
         `${file}: contains NUL bytes (line ${line}): is this really a CSV file?`,
         'input_binary',
@@ -75,39 +92,40 @@ export async function* decodeChunks(
       );
     }
     if (fault) {
-      const line = lines.lineAt(text, text.length);
+      const line = lines.lineAt(bytes, bytes.length);
       throw new InputError(`${file}: line ${line}: ${fault}`, 'input_encoding', { file, line });
     }
-    lines.advance(text);
+    lines.advance(bytes);
   }
 }
 
-type ChunkDecoder = (bytes: Uint8Array, last: boolean) => { text: string; fault?: string };
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** The valid UTF-8 of one chunk, and what is wrong with the byte after it, if anything. */
+type ChunkDecoder = (bytes: Buffer, last: boolean) => { bytes: Buffer; fault?: string };
 
 /**
  * UTF-8 keeps its own carry of an incomplete trailing sequence, so that on a bad byte it can
- * decode exactly the valid text before it and say where the file stopped being UTF-8.
+ * pass on exactly the valid bytes before it and say where the file stopped being UTF-8.
  */
-function utf8Decoder(): ChunkDecoder {
-  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-  let carry = new Uint8Array(0);
+function utf8Validator(): ChunkDecoder {
+  let carry = Buffer.alloc(0);
   return (chunk, last) => {
     const bytes = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
     const cut = last ? bytes.length : completeUtf8Length(bytes);
-    carry = bytes.slice(cut);
+    carry = Buffer.from(bytes.subarray(cut));
     const whole = bytes.subarray(0, cut);
-    try {
-      return { text: decoder.decode(whole) };
-    } catch {
-      const at = Math.max(0, firstInvalidUtf8(whole, false));
-      const byte = whole[at] ?? 0;
-      return {
-        text: decoder.decode(whole.subarray(0, at)),
-        fault:
-          `byte 0x${byte.toString(16).toUpperCase().padStart(2, '0')} is not valid UTF-8 although the start of ` +
-          'the file is: if the file comes from Excel on Windows, pass --encoding windows-1252',
-      };
-    }
+    if (isUtf8(whole)) return { bytes: whole };
+    const at = Math.max(0, firstInvalidUtf8(whole, false));
+    const byte = whole[at] ?? 0;
+    return {
+      bytes: whole.subarray(0, at),
+      fault:
+        `byte 0x${byte.toString(16).toUpperCase().padStart(2, '0')} is not valid UTF-8 although the start of ` +
+        'the file is: if the file comes from Excel on Windows, pass --encoding windows-1252',
+    };
   };
 }
 
@@ -123,15 +141,16 @@ function completeUtf8Length(bytes: Uint8Array): number {
   return n - i < size ? i : n;
 }
 
-function genericDecoder(encoding: string): ChunkDecoder {
+/** Any other encoding: decoded strictly, then written as UTF-8. */
+function reencoder(encoding: string): ChunkDecoder {
   const decoder = createDecoder(encoding);
   return (chunk, last) => {
     try {
-      return { text: decoder.decode(chunk, last) };
+      return { bytes: Buffer.from(decoder.decode(chunk, last), 'utf8') };
     } catch {
       // Rare (an unpaired UTF-16 surrogate, a cut final character): named at the chunk's line.
       return {
-        text: '',
+        bytes: Buffer.alloc(0),
         fault: `the bytes are not valid ${encoding} (pass --encoding if the file uses another one)`,
       };
     }

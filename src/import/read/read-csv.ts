@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { parse } from 'csv-parse';
 import { InputError } from '../../errors.js';
-import { decodeChunks, LineCounter, lineBreaks } from './decode-chunks.js';
+import { LineCounter, lineBreaks, utf8Chunks } from './decode-chunks.js';
 import { decodeWindows1252 } from './decode-text.js';
 import { detectEncoding } from './detect-encoding.js';
 import { explainCsvError } from './explain-csv-error.js';
@@ -32,8 +32,7 @@ export async function openCsv(inspected: InspectedFile, options: ReadOptions): P
   };
   const stream = createReadStream(file, { start: encoding.bomLength, highWaterMark: 64 * 1024 });
   let closed = false;
-  const text = decodeChunks(stream, encoding.encoding, file);
-  const records = parseRecords(text, {
+  const records = parseRecords(utf8Chunks(stream, encoding.encoding, file), {
     file,
     delimiter: delimiter.delimiter,
     fromLine: delimiter.sepLine ? 2 : 1,
@@ -54,7 +53,7 @@ export async function openCsv(inspected: InspectedFile, options: ReadOptions): P
     return {
       info,
       headers: split.headers,
-      records: split.records,
+      batches: split.batches,
       bytesRead: () => encoding.bomLength + stream.bytesRead,
       close,
     };
@@ -81,7 +80,8 @@ function refuseBinary(file: string, text: string, encodingGiven: boolean): void 
   if (nul === -1 && controls <= Math.max(8, text.length / 100)) return;
   const index = nul !== -1 ? nul : text.search(CONTROL);
   const lines = new LineCounter();
-  const line = lines.lineAt(text, index);
+  const before = Buffer.from(text.slice(0, index));
+  const line = lines.lineAt(before, before.length);
   const what = nul !== -1 ? 'contains NUL bytes' : 'contains binary control characters';
   // A UTF-16 file read with a forced 8-bit --encoding shows NULs too.
   const hint = encodingGiven ? ' (or is --encoding wrong for it?)' : '';
@@ -100,71 +100,97 @@ interface ParseOptions {
 }
 
 /**
- * Streams records with the line each starts on. csv-parse runs as the parsing engine only:
- * records leave it through `on_record` (synchronously, with the line count) rather than its
- * readable side, because a destroyed stream drops its buffered records and an error must not
- * lose the good records parsed just before it. One decoded chunk is in flight at a time, so
+ * csv-parse's parsing core, which its stream class wraps (`parser.api`, csv-parse 5 to 7):
+ * bytes in, records out through a callback, errors returned. Driving it directly skips a
+ * stream push and an info object per record (which `on_record` builds), a third of the
+ * parsing cost. Pinned by the lockfile; `coreOf` fails loudly if a release moves it.
+ */
+interface ParserCore {
+  parse(
+    bytes: Buffer | undefined,
+    end: boolean,
+    push: (values: string[]) => void,
+    close: () => void,
+  ): Error | undefined;
+  /** `lines`: the line the parser is on; a CRLF inside quotes counts as two. */
+  info: { lines: number };
+}
+
+function coreOf(parser: object): ParserCore {
+  const core = (parser as { api?: Partial<ParserCore> }).api;
+  if (typeof core?.parse !== 'function' || typeof core.info?.lines !== 'number') {
+    throw new Error('this csv-parse release has no parser core at .api; reinstall with npm ci');
+  }
+  return core as ParserCore;
+}
+
+/**
+ * Streams records, a chunk's worth at a time, each with the line it starts on. On a parse
+ * error the good records before it are yielded first. One chunk is in flight at a time, so
  * reading advances at the consumer's pace.
  */
 async function* parseRecords(
-  text: AsyncGenerator<string>,
+  chunks: AsyncGenerator<Buffer>,
   options: ParseOptions,
-): AsyncGenerator<LineRecord> {
+): AsyncGenerator<LineRecord[]> {
   const { file, maxRecordSize } = options;
-  const parsed: Array<{ values: string[]; parserLine: number }> = [];
-  const parser = parse({
-    delimiter: options.delimiter,
-    quote: '"',
-    escape: '"',
-    // Ragged rows are the importer's to report, row by row.
-    relax_column_count: true,
-    // Strict quotes catch an unbalanced quote near where it opened instead of silently
-    // merging the following lines into one field.
-    relax_quotes: false,
-    // Blank lines come through (as ['']) so every record's first line can be counted.
-    skip_empty_lines: false,
-    // Mixed endings happen (a CRLF file edited on a Mac); CRLF must be tried before CR.
-    record_delimiter: ['\r\n', '\n', '\r'],
-    from_line: options.fromLine,
-    max_record_size: maxRecordSize,
-    on_record: (values: string[], info) => {
-      parsed.push({ values, parserLine: info.lines });
-      return null;
-    },
-  });
-  // Errors arrive through the write and end callbacks; this keeps 'error' from being unhandled.
-  parser.on('error', () => {});
-  parser.resume();
-  // Lines are counted here from the values: csv-parse counts a CRLF inside quotes as two
-  // lines. Its count is kept only to place its own errors (`drift` converts it).
+  const core = coreOf(
+    parse({
+      delimiter: options.delimiter,
+      quote: '"',
+      escape: '"',
+      // Ragged rows are the importer's to report, row by row.
+      relax_column_count: true,
+      // Strict quotes catch an unbalanced quote near where it opened instead of silently
+      // merging the following lines into one field.
+      relax_quotes: false,
+      // Blank lines come through (as ['']) so every record's first line can be counted.
+      skip_empty_lines: false,
+      // Mixed endings happen (a CRLF file edited on a Mac); CRLF must be tried before CR.
+      record_delimiter: ['\r\n', '\n', '\r'],
+      from_line: options.fromLine,
+      max_record_size: maxRecordSize,
+    }),
+  );
+  // Lines are counted here: csv-parse counts a CRLF inside quotes as two lines. Its count
+  // says when a record spans lines (then its values are counted) and, through `drift`,
+  // places its own errors.
   let nextLine = options.fromLine;
+  let parserLine = options.fromLine - 1;
   let drift = 0;
-  function* drain(): Generator<LineRecord> {
-    for (const { values, parserLine } of parsed.splice(0)) {
-      const line = nextLine;
-      const lastLine = line + values.reduce((breaks, value) => breaks + lineBreaks(value), 0);
-      nextLine = lastLine + 1;
-      drift = parserLine - lastLine;
-      yield { values, line };
-    }
-  }
+  let batch: LineRecord[] = [];
+  const push = (values: string[]) => {
+    const line = nextLine;
+    const spans = core.info.lines - parserLine > 1;
+    parserLine = core.info.lines;
+    let lastLine = line;
+    if (spans) for (const value of values) lastLine += lineBreaks(value);
+    nextLine = lastLine + 1;
+    drift = parserLine - lastLine;
+    batch.push({ values, line });
+  };
+  const take = () => {
+    const taken = batch;
+    batch = [];
+    return taken;
+  };
   const explain = (error: unknown) =>
     explainCsvError(error, { file, recordLine: nextLine, drift, maxRecordSize });
+  const noop = () => {};
   try {
-    for await (const chunk of text) {
-      const error = await new Promise<Error | null | undefined>((resolve) => parser.write(chunk, resolve));
-      yield* drain();
+    for await (const chunk of chunks) {
+      const error = core.parse(chunk, false, push, noop);
+      if (batch.length > 0) yield take();
       if (error) throw explain(error);
     }
-    const error = await new Promise<Error | null | undefined>((resolve) => parser.end(resolve));
-    yield* drain();
+    const error = core.parse(undefined, true, push, noop);
+    if (batch.length > 0) yield take();
     if (error) throw explain(error);
   } catch (error) {
     // Closing the file mid-read surfaces as a premature-close error: not the user's problem.
     if (options.isClosed()) return;
     throw explain(error);
   } finally {
-    parser.destroy();
-    await text.return(undefined);
+    await chunks.return(undefined);
   }
 }

@@ -62,7 +62,7 @@ export async function openXlsx(inspected: InspectedFile, options: ReadOptions): 
         sizeBytes: inspected.sizeBytes,
       },
       headers: split.headers,
-      records: split.records,
+      batches: split.batches,
       bytesRead: () => stream.bytesRead,
       close,
     };
@@ -77,7 +77,7 @@ async function* readSheet(
   selector: string | undefined,
   file: string,
   onSheet: (name: string) => void,
-): AsyncGenerator<LineRecord> {
+): AsyncGenerator<LineRecord[]> {
   const state = reader as unknown as WorkbookState;
   const emitted: string[] = [];
   try {
@@ -89,7 +89,8 @@ async function* readSheet(
       onSheet(current.name);
       const date1904 = state.properties?.model?.date1904 === true;
       for await (const row of current) {
-        yield { line: row.number, values: rowValues(row, date1904) };
+        // exceljs hands over one row at a time; a batch of one costs nothing next to it.
+        yield [{ line: row.number, values: rowValues(row, date1904) }];
       }
       // The rest of the workbook is not needed.
       return;

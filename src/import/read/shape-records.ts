@@ -32,32 +32,48 @@ function lastNonBlank(values: readonly string[], from: number): number {
 export interface HeaderAndRecords {
   headers: string[];
   headerLine: number;
-  records: AsyncGenerator<RawRecord>;
+  batches: AsyncGenerator<RawRecord[]>;
 }
 
 /**
  * Takes the first non-blank record as the header and numbers the data records after it.
  * Undefined when there is no non-blank record at all (an empty file or sheet).
  */
-export async function splitHeader(source: AsyncGenerator<LineRecord>): Promise<HeaderAndRecords | undefined> {
+export async function splitHeader(source: AsyncGenerator<LineRecord[]>): Promise<HeaderAndRecords | undefined> {
   for (;;) {
     const next = await source.next();
     if (next.done) return undefined;
-    if (isBlank(next.value.values)) continue;
-    const headers = shapeHeaders(next.value.values);
-    return { headers, headerLine: next.value.line, records: numberRecords(source, headers.length) };
+    const at = next.value.findIndex((record) => !isBlank(record.values));
+    if (at === -1) continue;
+    const header = next.value[at]!;
+    const headers = shapeHeaders(header.values);
+    const rest = next.value.slice(at + 1);
+    return { headers, headerLine: header.line, batches: numberRecords(rest, source, headers.length) };
   }
 }
 
-async function* numberRecords(source: AsyncGenerator<LineRecord>, width: number): AsyncGenerator<RawRecord> {
+async function* numberRecords(
+  first: LineRecord[],
+  source: AsyncGenerator<LineRecord[]>,
+  width: number,
+): AsyncGenerator<RawRecord[]> {
   let row = 0;
+  const number = (records: LineRecord[]) => {
+    const numbered: RawRecord[] = [];
+    for (const { values, line } of records) {
+      if (isBlank(values)) continue;
+      numbered.push({ row: ++row, line, values: trimToWidth(values, width) });
+    }
+    return numbered;
+  };
   try {
+    const head = number(first);
+    if (head.length > 0) yield head;
     for (;;) {
       const next = await source.next();
       if (next.done) return;
-      if (isBlank(next.value.values)) continue;
-      row++;
-      yield { row, line: next.value.line, values: trimToWidth(next.value.values, width) };
+      const batch = number(next.value);
+      if (batch.length > 0) yield batch;
     }
   } finally {
     // The consumer stopped early (break, error): let the source release the file.

@@ -42,8 +42,12 @@ export interface RowSource {
   info: SourceInfo;
   /** Header cells as read, BOM removed, trailing empty header cells dropped. */
   headers: string[];
-  /** Streams; consumed once; reading advances at the consumer's pace. */
-  records: AsyncIterable<RawRecord>;
+  /**
+   * The data records, in batches (one per chunk of the file, so the per-record cost of async
+   * iteration is paid per batch). Streams; consumed once; reading advances at the consumer's
+   * pace. Batches are never empty.
+   */
+  batches: AsyncIterable<RawRecord[]>;
   /** Bytes of the file consumed so far (progress/ETA). */
   bytesRead(): number;
   /** Release the file early (the consumer stopped); idempotent. */
