@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { KeySet } from '../src/import/key-set.js';
-import { deriveKey } from '../src/import/key.js';
+import { canonicalJson, deriveKey } from '../src/import/key.js';
 import type { ClientFields } from '../src/import/validate-row.js';
 
 const base: ClientFields = {
@@ -16,8 +17,11 @@ const base: ClientFields = {
 describe('deriveKey', () => {
   it('is stable across runs and cosmetic differences', () => {
     const key = deriveKey(base);
-    expect(key).toMatch(/^ccsb_[0-9a-f]{40}$/);
     // Pinned: a change to the derivation would make every earlier import re-create clients.
+    expect(key).toBe('ccsb_e8336c4221e96f4147f411e1b85f081e43202487');
+    expect(
+      deriveKey({ name: 'A "q" \\ b', email: 'a@b.co', country: 'FR', address: 'x\u0001y', liquidity_type: 'chain' }),
+    ).toBe('ccsb_ac1857a63f314967c76702eb70f8a48689f275b2');
     expect(key).toBe(deriveKey({ ...base }));
     expect(deriveKey({ ...base, email: 'ZOE@Example.com' })).toBe(key);
     expect(deriveKey({ ...base, name: 'Zoe\u0308 Mu\u0308ller' })).toBe(key); // NFD, as macOS saves it
@@ -40,6 +44,19 @@ describe('deriveKey', () => {
   });
 });
 
+describe('canonicalJson', () => {
+  it('writes exactly what JSON.stringify writes, escapes and surrogates included', () => {
+    const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }));
+    fc.assert(
+      fc.property(fc.array(text, { maxLength: 9 }), (parts) => {
+        expect(canonicalJson(parts)).toBe(JSON.stringify(parts));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(canonicalJson(['\ud800', 'a'])).toBe(JSON.stringify(['\ud800', 'a']));
+  });
+});
+
 describe('KeySet', () => {
   it('remembers the first row of each key through growth', () => {
     const set = new KeySet();
@@ -51,5 +68,11 @@ describe('KeySet', () => {
     set.add(derived, 7);
     expect(set.get(derived)).toBe(7);
     expect(set.get('absent')).toBeUndefined();
+    // Sized once for a whole file (any size, not a power of two), nothing is lost.
+    set.reserve(123_457);
+    for (let i = 1; i <= 50_000; i += 997) expect(set.get(`key-${i}`)).toBe(i);
+    for (let i = 50_001; i <= 120_000; i++) expect(set.add(`key-${i}`, i)).toBeUndefined();
+    expect(set.size).toBe(120_001);
+    expect(set.get(derived)).toBe(7);
   });
 });

@@ -21,9 +21,26 @@ export function deriveKey(fields: ClientFields): string {
   return derivedPrint(fields).key;
 }
 
+/** What JSON.stringify would escape in a string: quote, backslash, controls, (lone) surrogates. */
+const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * The JSON array of the parts, exactly as JSON.stringify writes it; built by hand when no part
+ * needs escaping (nearly every row), which is several times faster.
+ */
+export function canonicalJson(parts: readonly string[]): string {
+  let text = '[';
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    if (JSON_ESCAPED.test(part)) return JSON.stringify(parts);
+    text += i === 0 ? `"${part}"` : `,"${part}"`;
+  }
+  return `${text}]`;
+}
+
 /** The derived key with its fingerprint, both from one digest. */
 function derivedPrint(fields: ClientFields): KeyPrint {
-  const canonical = JSON.stringify([
+  const canonical = canonicalJson([
     'ccs-bulk/1',
     fold(fields.name),
     fold(fields.email).toLowerCase(),

@@ -100,6 +100,7 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
   const window = createSendWindow(options.concurrency ?? 8, options.rate, options.signal);
   const progress = options.progress ? createProgress({ unit: 'rows', ...options.progress }) : NO_PROGRESS;
   let rows = 0;
+  let sized = false;
   let errors = 0;
   let stopped: ImportSummary['stopped'];
   // A results or failed file that cannot be written: stop sending, finish in flight, then fail.
@@ -182,6 +183,11 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
 
   try {
     reading: for await (const batch of source.batches) {
+      if (!sized && rows >= SIZING_ROWS) {
+        // The rows so far show the file's bytes per row: size the key set once, for the whole file.
+        sized = true;
+        seen.reserve(expectedRows(rows, source));
+      }
       for (const raw of batch) {
         if (options.signal?.aborted) {
           stop('interrupted', 'interrupted', 'interrupted');
@@ -279,6 +285,16 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
     unknownColumns: plan.unknown,
     stopped,
   };
+}
+
+/** Rows read before the file's size is used to size the key set (then ~9% off at most). */
+const SIZING_ROWS = 8192;
+
+/** The file's rows, from the bytes per row so far, with a 5% margin (read-ahead, longer rows). */
+function expectedRows(rows: number, source: { info: SourceInfo; bytesRead(): number }): number {
+  const read = source.bytesRead();
+  if (read <= 0 || source.info.sizeBytes <= read) return rows;
+  return Math.ceil(((rows * source.info.sizeBytes) / read) * 1.05);
 }
 
 function asServiceError(error: unknown): ServiceError {
