@@ -3,6 +3,7 @@
  * The plan (source, column mapping, results file) is settled before the first request; then
  * rows stream through a bounded send window, and every row read gets exactly one outcome.
  */
+import { availableParallelism } from 'node:os';
 import { AuthError, CcsError, InputError, ServiceError } from '../errors.js';
 import { createProgress, NO_PROGRESS, type ProgressMode } from '../progress.js';
 import type { ServiceClient } from '../service/client.js';
@@ -97,7 +98,12 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
   const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
   const errorCodes = new Map<string, number>();
   const seen = new KeySet();
-  const window = createSendWindow(options.concurrency ?? 8, options.rate, options.signal);
+  const window = createSendWindow({
+    concurrency: options.concurrency ?? 8,
+    ahead: Math.max(4, 2 * availableParallelism()),
+    rate: options.rate,
+    signal: options.signal,
+  });
   const progress = options.progress ? createProgress({ unit: 'rows', ...options.progress }) : NO_PROGRESS;
   let rows = 0;
   let sized = false;
@@ -137,13 +143,16 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
     tick();
   };
 
+  // After a stop (auth, --max-errors, Ctrl-C) nothing more goes on the wire; what is on it finishes.
+  const halted = () =>
+    options.signal?.aborted === true || (stopped !== undefined && stopped.reason !== 'input_error');
   const send = async (raw: RawRecord, fields: ClientFields, key: string) => {
-    if (stopped && stopped.reason !== 'input_error') {
-      record({ row: raw.row, outcome: 'not_attempted', key, values: raw.values });
-      return;
-    }
+    const notAttempted = () => record({ row: raw.row, outcome: 'not_attempted', key, values: raw.values });
+    if (halted()) return notAttempted();
     try {
-      const reply = await service!.createClient(toCreateBody(fields, key));
+      const prepared = await window.signing(() => service!.prepareCreate(toCreateBody(fields, key)));
+      const reply = await window.wire(async () => (halted() ? undefined : service!.sendCreate(prepared)));
+      if (reply === undefined) return notAttempted();
       record({
         row: raw.row,
         outcome: 'created',

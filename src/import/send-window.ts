@@ -1,7 +1,10 @@
 /**
- * Bounded sending with backpressure: `slot()` resolves only when fewer than `concurrency`
- * sends are running or queued, so the reader pauses while the window is full and memory
- * stays flat whatever the file size.
+ * Bounded sending with backpressure, in two stages: signing, then the wire. `concurrency`
+ * requests may be on the wire at once, and up to `ahead` more rows are being signed or wait,
+ * signed, for a wire slot. Signing (milliseconds of CPU in the thread pool) so never holds a
+ * wire slot: with service latency, every slot is busy while the next bodies are signed.
+ * `slot()` resolves only when the window has room, so the reader pauses while it is full
+ * and memory stays flat whatever the file size.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
@@ -9,9 +12,24 @@ import pLimit from 'p-limit';
 export interface SendWindow {
   /** Waits for room in the window (and for the rate limit, when set). */
   slot(): Promise<void>;
+  /** Starts a row's task; it goes through `signing` and `wire` below. */
   run(task: () => Promise<void>): void;
+  /** Runs `work` as one of at most `ahead` signatures in flight. */
+  signing<T>(work: () => Promise<T>): Promise<T>;
+  /** Runs `work` as one of at most `concurrency` requests on the wire. */
+  wire<T>(work: () => Promise<T>): Promise<T>;
   /** Waits for everything submitted. */
   drain(): Promise<void>;
+}
+
+export interface SendWindowOptions {
+  concurrency: number;
+  /** Rows signed ahead of the wire slots: about two per core keeps the thread pool busy. */
+  ahead: number;
+  /** Sends per second, at most. */
+  rate?: number | undefined;
+  /** Ctrl-C: cuts a rate-limit wait short; the caller then sees it aborted. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Pure: when the next send may start, spacing sends `1000 / rate` ms apart. */
@@ -19,16 +37,17 @@ export function nextSendAt(previous: number, now: number, rate: number): number 
   return Math.max(now, previous + 1000 / rate);
 }
 
-/** `signal` (Ctrl-C) cuts a rate-limit wait short; the caller then sees it aborted. */
-export function createSendWindow(concurrency: number, rate?: number, signal?: AbortSignal): SendWindow {
-  const limit = pLimit(concurrency);
+export function createSendWindow(options: SendWindowOptions): SendWindow {
+  const { concurrency, ahead, rate, signal } = options;
+  const wire = pLimit(concurrency);
+  const signing = pLimit(ahead);
   const running = new Set<Promise<void>>();
   let waiter: (() => void) | undefined;
   let lastStart = Number.NEGATIVE_INFINITY;
 
   return {
     async slot() {
-      while (limit.activeCount + limit.pendingCount >= concurrency) {
+      while (running.size >= concurrency + ahead) {
         await new Promise<void>((resolve) => {
           waiter = resolve;
         });
@@ -41,7 +60,7 @@ export function createSendWindow(concurrency: number, rate?: number, signal?: Ab
       }
     },
     run(task) {
-      const done = limit(task).finally(() => {
+      const done = task().finally(() => {
         running.delete(done);
         const wake = waiter;
         waiter = undefined;
@@ -49,6 +68,8 @@ export function createSendWindow(concurrency: number, rate?: number, signal?: Ab
       });
       running.add(done);
     },
+    signing: (work) => signing(work),
+    wire: (work) => wire(work),
     async drain() {
       while (running.size > 0) await Promise.allSettled([...running]);
     },

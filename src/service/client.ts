@@ -62,8 +62,21 @@ export interface Reply<T> {
   requestId: string | undefined;
 }
 
+/** A Create Client request serialized and signed, ready to send (and re-send) as is. */
+export interface PreparedCreate {
+  readonly bytes: Buffer;
+  readonly signature: string;
+}
+
 export interface ServiceClient {
   createClient(body: CreateClientBody): Promise<Reply<Client>>;
+  /**
+   * createClient in two steps, so a caller can sign bodies ahead while others are on the
+   * wire: prepareCreate serializes and signs (the costly part, in the thread pool);
+   * sendCreate posts, with retries.
+   */
+  prepareCreate(body: CreateClientBody): Promise<PreparedCreate>;
+  sendCreate(prepared: PreparedCreate): Promise<Reply<Client>>;
   listClients(query: ListClientsQuery): Promise<Reply<ListPage>>;
   getClient(id: string): Promise<Reply<Client>>;
   /** Closes the pool if this client made it. */
@@ -194,13 +207,19 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     }
   }
 
+  async function prepareCreate(body: CreateClientBody): Promise<PreparedCreate> {
+    if (!options.signer) throw new Error('createClient needs a signer');
+    const bytes = serializeCreateBody(body, options.applicationDateField);
+    return { bytes, signature: await options.signer.sign(bytes) };
+  }
+  const sendCreate = (prepared: PreparedCreate) => send('POST', '/v1/client', createEnvelope, prepared);
+
   return {
     async createClient(body) {
-      if (!options.signer) throw new Error('createClient needs a signer');
-      const bytes = serializeCreateBody(body, options.applicationDateField);
-      const signature = await options.signer.sign(bytes);
-      return send('POST', '/v1/client', createEnvelope, { bytes, signature });
+      return sendCreate(await prepareCreate(body));
     },
+    prepareCreate,
+    sendCreate,
     listClients(query) {
       return send('GET', `/v1/clients${listQueryString(query)}`, listEnvelope);
     },
