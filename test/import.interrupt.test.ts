@@ -72,11 +72,14 @@ describe('Ctrl-C', () => {
       if (!sent && text.split(',created,').length > 10) {
         sent = true;
         clearInterval(poll);
-        // Slow answers keep requests in flight after the first Ctrl-C; identical signals sent
-        // too close together would be merged by the kernel.
-        ctx.sandbox.setFaults({ latencyMs: 300 });
-        child.kill('SIGINT');
-        setTimeout(() => child.kill('SIGINT'), 100);
+        // Slow answers keep requests in flight after the first Ctrl-C (the requests sent once
+        // the latency is up); identical signals sent too close together would be merged by
+        // the kernel.
+        ctx.sandbox.setFaults({ latencyMs: 400 });
+        setTimeout(() => {
+          child.kill('SIGINT');
+          setTimeout(() => child.kill('SIGINT'), 100);
+        }, 150);
       }
     }, 10);
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));

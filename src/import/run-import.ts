@@ -100,7 +100,7 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
   const seen = new KeySet();
   const window = createSendWindow({
     concurrency: options.concurrency ?? 8,
-    ahead: Math.max(4, 2 * availableParallelism()),
+    ahead: Math.max(16, 4 * availableParallelism()),
     rate: options.rate,
     signal: options.signal,
   });
@@ -151,7 +151,16 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
     if (halted()) return notAttempted();
     try {
       const prepared = await window.signing(() => service!.prepareCreate(toCreateBody(fields, key)));
-      const reply = await window.wire(async () => (halted() ? undefined : service!.sendCreate(prepared)));
+      const reply = await window.wire(async () => {
+        if (halted()) return undefined;
+        try {
+          return await service!.sendCreate(prepared);
+        } catch (error) {
+          // Stopped before this wire slot goes to the next row.
+          if (error instanceof AuthError) stop('auth', error.message, 'auth');
+          throw error;
+        }
+      });
       if (reply === undefined) return notAttempted();
       record({
         row: raw.row,

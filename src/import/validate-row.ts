@@ -57,9 +57,13 @@ function rowSchema(rules: RowRules) {
   const toDate = memoize((value) => toIsoDate(value, rules.dateFormat));
   return z.object({
     name: required,
-    email: required.pipe(
-      z.email({ error: (issue) => `not an e-mail address (${JSON.stringify(issue.input)})` }),
-    ),
+    // One schema with the format as a check (not a pipe into a second one): an empty value
+    // stops at "required".
+    email: z
+      .string()
+      .min(1, { error: 'required, but empty', abort: true })
+      .max(MAX_LENGTH, `longer than ${MAX_LENGTH} characters`)
+      .check(z.email({ error: (issue) => `not an e-mail address (${JSON.stringify(issue.input)})` })),
     country: required.transform(
       converted(
         toCountryCode,
