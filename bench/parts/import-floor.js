@@ -8,7 +8,8 @@
  * CPU per row besides the signature: subtracting ~3.4 ms of signing from the import's CPU to
  * find tens of µs is noise, so it is measured directly instead: the same pipeline through the
  * library with a constant signer, beside the same bare loop unsigned (CPU in-process, over
- * the run only).
+ * the run only), alternately, three times each (medians). The target is on the overhead: what
+ * the pipeline costs beyond the bare loop's HTTP, which every request pays in any tool.
  */
 import { count, perSecond, row } from '../lib/report.js';
 import { floorRun, importRun, unsignedRuns } from '../lib/measure-imports.js';
@@ -31,9 +32,10 @@ export async function run(ctx) {
     halves: [before, after],
     foreignCores: Math.max(before.foreignCores ?? 0, after.foreignCores ?? 0),
   };
-  const unsigned = await unsignedRuns(ctx, { rows, concurrency });
+  const unsigned = await unsignedRuns(ctx, { rows, concurrency, rounds: 3 });
   const pipelineUs = perRowUs(unsigned.pipeline);
   const bareUs = perRowUs(unsigned.bare);
+  const overheadUs = pipelineUs - bareUs;
   const replayed = imported.replayCheck?.['200'] ?? 0;
   const ratio = imported.rowsPerSecond / floor.rowsPerSecond;
   const part = '1 import vs signing floor';
@@ -51,14 +53,14 @@ export async function run(ctx) {
     }),
     row({
       part,
-      measure: 'CPU per row besides the signature (unsigned-equivalent)',
-      figure: `${count(pipelineUs)} µs`,
-      baseline: `${count(bareUs)} µs (bare undici loop)`,
+      measure: 'CPU per row besides the signature: pipeline − bare loop (unsigned, medians of 3)',
+      figure: `${count(overheadUs)} µs`,
+      baseline: `pipeline ${count(pipelineUs)} µs, bare undici loop ${count(bareUs)} µs`,
       ratio: pipelineUs / bareUs,
       target: '≤ 50 µs',
-      pass: pipelineUs <= 50,
+      pass: overheadUs <= 50,
       runs: [unsigned.pipeline, unsigned.bare],
-      data: { ...unsigned, pipelineUs, bareUs },
+      data: { ...unsigned, pipelineUs, bareUs, overheadUs },
     }),
     row({
       part,

@@ -1,0 +1,151 @@
+/** The pipeline's building blocks: results lines, block writes, line counting, the send window, progress. */
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { csvRecord } from '../src/csv-text.js';
+import { BlockWriter } from '../src/import/output-files.js';
+import { LineCounter } from '../src/import/read/decode-chunks.js';
+import { formatLine, RESULT_COLUMNS } from '../src/import/results.js';
+import { createSendWindow } from '../src/import/send-window.js';
+import { createProgress } from '../src/progress.js';
+import { makeTempDir } from './helpers.js';
+
+let temp: Awaited<ReturnType<typeof makeTempDir>>;
+beforeAll(async () => {
+  temp = await makeTempDir();
+});
+afterAll(() => temp.cleanup());
+
+const cellText = fc.oneof(fc.string(), fc.constantFrom('a,b', '"q"', 'x\r\ny', 'line\nbreak', 'cr\r', ''));
+
+describe('results lines', () => {
+  it('read back as the cells they were made from, whatever the cells hold', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          row: fc.nat(),
+          key: fc.option(cellText, { nil: undefined }),
+          errorMessage: fc.option(cellText, { nil: undefined }),
+          values: fc.array(cellText, { maxLength: 6 }),
+        }),
+        (line) => {
+          const text = formatLine({ ...line, outcome: 'failed', httpStatus: 409, attempts: 2 });
+          expect(text.endsWith('\n')).toBe(true);
+          const [cells] = parse(text, { relax_column_count: true }) as string[][];
+          expect(cells).toEqual([
+            String(line.row),
+            'failed',
+            '',
+            '409',
+            '2',
+            line.key ?? '',
+            '',
+            '',
+            '',
+            line.errorMessage ?? '',
+            '',
+            ...line.values,
+          ]);
+          expect(cells).toHaveLength(RESULT_COLUMNS.length + line.values.length);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('csvRecord quotes exactly the cells that need it, with the chosen line end', () => {
+    expect(csvRecord(['a', 'b,c', 'say "hi"', 'x\ny', ''], '\r\n')).toBe('a,"b,c","say ""hi""","x\ny",\r\n');
+    expect(csvRecord([], '\n')).toBe('\n');
+  });
+});
+
+describe('BlockWriter', () => {
+  it('writes every string whole and in order: small, multi-byte, and larger than a block', () => {
+    const path = join(temp.dir, 'block.txt');
+    const fd = openSync(path, 'w');
+    const writer = new BlockWriter(fd, path);
+    const parts: string[] = [];
+    for (let i = 0; i < 5000; i++) parts.push(i % 7 === 0 ? `zoë €${i} 𝄞\n` : `line ${i}\n`);
+    parts.splice(2500, 0, `${'é'.repeat(40_000)}\n`, `${'x'.repeat(70_000)}\n`);
+    for (const part of parts) writer.write(part);
+    writer.flush();
+    closeSync(fd);
+    expect(readFileSync(path, 'utf8')).toBe(parts.join(''));
+  });
+});
+
+describe('LineCounter', () => {
+  it('counts LF, CRLF (also split across chunks) and a lone CR as one line each', () => {
+    const lines = new LineCounter();
+    lines.advance(Buffer.from('a\nb\r'));
+    expect(lines.line).toBe(3);
+    lines.advance(Buffer.from('\nc\rd\n'));
+    expect(lines.line).toBe(5);
+    expect(lines.lineAt(Buffer.from('x\ny\nz'), 4)).toBe(7);
+    const lf = new LineCounter();
+    lf.advance(Buffer.from('1\n2\n3\n'));
+    expect(lf.line).toBe(4);
+  });
+});
+
+describe('send window', () => {
+  it('bounds the wire to `concurrency`, signing to `ahead`, and the reader to both', async () => {
+    const window = createSendWindow({ concurrency: 2, ahead: 3 });
+    let signing = 0;
+    let onWire = 0;
+    let maxSigning = 0;
+    let maxWire = 0;
+    let maxRunning = 0;
+    let running = 0;
+    const tick = () => new Promise((resolve) => setTimeout(resolve, 2));
+    for (let row = 0; row < 40; row++) {
+      await window.slot();
+      running++;
+      maxRunning = Math.max(maxRunning, running);
+      window.run(async () => {
+        await window.signing(async () => {
+          maxSigning = Math.max(maxSigning, ++signing);
+          await tick();
+          signing--;
+        });
+        await window.wire(async () => {
+          maxWire = Math.max(maxWire, ++onWire);
+          await tick();
+          await tick();
+          onWire--;
+        });
+        running--;
+      });
+    }
+    await window.drain();
+    expect(running).toBe(0);
+    expect(maxWire).toBe(2);
+    expect(maxSigning).toBe(3);
+    expect(maxRunning).toBe(5);
+  });
+});
+
+describe('progress', () => {
+  it('reads a snapshot only when a line is due, however often it is updated', () => {
+    let written = '';
+    const stream = { write: (text: string) => ((written += text), true), isTTY: false };
+    const progress = createProgress({
+      stream: stream as unknown as NodeJS.WritableStream,
+      mode: 'lines',
+      unit: 'rows',
+      intervalMs: 60_000,
+    });
+    let reads = 0;
+    for (let i = 0; i < 100_000; i++) {
+      progress.update(() => {
+        reads++;
+        return { done: i, counters: { valid: i } };
+      });
+    }
+    progress.stop();
+    expect(reads).toBeLessThanOrEqual(1);
+    expect(written.split('\n').filter(Boolean).length).toBe(reads);
+  });
+});
