@@ -46,6 +46,11 @@ export class KeySet {
     return this.#size;
   }
 
+  /** How many keys fit before the table grows. */
+  get room(): number {
+    return Math.floor(this.#row.length * LOAD);
+  }
+
   /**
    * Makes room for `count` keys at once. Growing doubles the table and holds the old one
    * while rehashing (3× its size for a moment); a caller that can estimate its row count

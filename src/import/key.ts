@@ -25,17 +25,13 @@ export function deriveKey(fields: ClientFields): string {
 const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
- * The JSON array of the parts, exactly as JSON.stringify writes it; built by hand when no part
- * needs escaping (nearly every row), which is several times faster.
+ * The JSON array of the parts, exactly as JSON.stringify writes it; built by joining when no part
+ * needs escaping (nearly every row: one regular-expression test for all parts), which is
+ * several times faster.
  */
 export function canonicalJson(parts: readonly string[]): string {
-  let text = '[';
-  for (let i = 0; i < parts.length; i++) {
-    const part = parts[i]!;
-    if (JSON_ESCAPED.test(part)) return JSON.stringify(parts);
-    text += i === 0 ? `"${part}"` : `,"${part}"`;
-  }
-  return `${text}]`;
+  if (parts.length === 0 || JSON_ESCAPED.test(parts.join(''))) return JSON.stringify(parts);
+  return `["${parts.join('","')}"]`;
 }
 
 /** The derived key with its fingerprint, both from one digest. */

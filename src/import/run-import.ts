@@ -106,7 +106,6 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
   });
   const progress = options.progress ? createProgress({ unit: 'rows', ...options.progress }) : NO_PROGRESS;
   let rows = 0;
-  let sized = false;
   let errors = 0;
   let stopped: ImportSummary['stopped'];
   // A results or failed file that cannot be written: stop sending, finish in flight, then fail.
@@ -201,10 +200,10 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
 
   try {
     reading: for await (const batch of source.batches) {
-      if (!sized && rows >= SIZING_ROWS) {
-        // The rows so far show the file's bytes per row: size the key set once, for the whole file.
-        sized = true;
-        seen.reserve(expectedRows(rows, source));
+      if (rows >= SIZING_ROWS && seen.size + batch.length > seen.room) {
+        // The rows so far show the file's bytes per row: size the key set for the whole file
+        // at once, rather than doubling it (and holding both tables) as it fills.
+        seen.reserve(Math.max(expectedRows(rows, source), Math.ceil((seen.size + batch.length) * 1.1)));
       }
       for (const raw of batch) {
         if (options.signal?.aborted) {
@@ -246,7 +245,7 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
           });
           continue;
         }
-        if (results.created.has(print)) {
+        if (results.created.size > 0 && results.created.has(print)) {
           // Its `created` line from the earlier run stays in the results file.
           counts.skipped++;
           tick();
@@ -305,14 +304,14 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
   };
 }
 
-/** Rows read before the file's size is used to size the key set (then ~9% off at most). */
+/** Rows read before the file's size is used to size the key set (the estimate is then within a few %). */
 const SIZING_ROWS = 8192;
 
-/** The file's rows, from the bytes per row so far, with a 5% margin (read-ahead, longer rows). */
+/** The file's rows, from the bytes per row so far, with a 15% margin (read-ahead, longer rows later). */
 function expectedRows(rows: number, source: { info: SourceInfo; bytesRead(): number }): number {
   const read = source.bytesRead();
   if (read <= 0 || source.info.sizeBytes <= read) return rows;
-  return Math.ceil(((rows * source.info.sizeBytes) / read) * 1.05);
+  return Math.ceil(((rows * source.info.sizeBytes) / read) * 1.15);
 }
 
 function asServiceError(error: unknown): ServiceError {
