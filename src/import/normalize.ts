@@ -19,7 +19,8 @@ export type DateFormat = 'YYYY-MM-DD' | 'DD/MM/YYYY' | 'MM/DD/YYYY';
 export function memoize(lookup: (value: string) => string | undefined): (value: string) => string | undefined {
   const cache = new Map<string, string | undefined>();
   return (value) => {
-    if (cache.has(value)) return cache.get(value);
+    const known = cache.get(value);
+    if (known !== undefined || cache.has(value)) return known;
     const result = lookup(value);
     if (cache.size >= 10_000) cache.clear();
     cache.set(value, result);
