@@ -56,8 +56,10 @@ export async function openOutput(out: string | NodeJS.WritableStream, label = 's
     bytes: 0,
     async write(text) {
       if (failure) throw failed(failure);
-      output.bytes += Buffer.byteLength(text);
-      if (!stream.write(text)) await drained(stream).catch((error: unknown) => Promise.reject(failed(error)));
+      // Encoded once: counting the bytes and writing the string would encode it twice.
+      const bytes = Buffer.from(text, 'utf8');
+      output.bytes += bytes.length;
+      if (!stream.write(bytes)) await drained(stream).catch((error: unknown) => Promise.reject(failed(error)));
     },
     async commit() {
       try {
@@ -97,8 +99,9 @@ function streamOutput(stream: NodeJS.WritableStream, label: string): Output {
     bytes: 0,
     async write(text) {
       if (failure) throw outputFailed(label, failure);
-      output.bytes += Buffer.byteLength(text);
-      if (!stream.write(text))
+      const bytes = Buffer.from(text, 'utf8');
+      output.bytes += bytes.length;
+      if (!stream.write(bytes))
         await drained(stream).catch((error: unknown) => Promise.reject(outputFailed(label, error)));
       if (failure) throw outputFailed(label, failure);
     },
