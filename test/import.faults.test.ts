@@ -37,3 +37,25 @@ describe('import through 10% 503, 5% 429 and 3% cuts after create', () => {
     expect(reset).toBeGreaterThan(2);
   });
 });
+
+describe('--max-errors', () => {
+  it('puts nothing more on the wire once reached: exactly C requests fail, the rest is not_attempted', async () => {
+    const input = join(ctx.dir, 'max-errors.csv');
+    await writeFile(input, stringify([CLIENT_HEADER, ...validRows(30, 5000)]));
+    for (const concurrency of [1, 2]) {
+      ctx.sandbox.setFaults({ failRate: 1, throttleRate: 0, resetRate: 0 });
+      const before = ctx.sandbox.stats.faults.fail;
+      const results = join(ctx.dir, `max-errors-${concurrency}.results.csv`);
+      const run = await runCli(
+        ['import', input, '--results', results, '--retries', '0', '--max-errors', '1', '--concurrency', String(concurrency), '--json', '--quiet'],
+        { env: ctx.env() },
+      );
+      expect(run.code).toBe(3);
+      expect(ctx.sandbox.stats.faults.fail - before).toBe(concurrency);
+      const lines = await readResults(results);
+      expect(lines).toHaveLength(30);
+      expect(lines.filter((l) => l[1] === 'failed')).toHaveLength(concurrency);
+      expect(lines.filter((l) => l[1] === 'not_attempted')).toHaveLength(30 - concurrency);
+    }
+  });
+});

@@ -127,6 +127,30 @@ describe('send window', () => {
   });
 });
 
+describe('send window --rate', () => {
+  it('spaces what goes on the wire, also rows that waited, signed, behind a slow request', async () => {
+    const window = createSendWindow({ concurrency: 1, ahead: 8, rate: 20 });
+    const starts: number[] = [];
+    const started = Date.now();
+    for (let row = 0; row < 8; row++) {
+      await window.slot();
+      window.run(async () => {
+        await window.signing(async () => {});
+        await window.wire(async () => {
+          starts.push(Date.now() - started);
+          // The first request is slow: the others wait, signed, for the one wire slot.
+          await new Promise((resolve) => setTimeout(resolve, starts.length === 1 ? 300 : 1));
+        });
+      });
+    }
+    await window.drain();
+    expect(starts).toHaveLength(8);
+    const gaps = starts.slice(1).map((at, i) => at - starts[i]!);
+    // 50 ms apart at 20/s (a timer may fire a millisecond early).
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(45);
+  });
+});
+
 describe('progress', () => {
   it('reads a snapshot only when a line is due, however often it is updated', () => {
     let written = '';

@@ -6,7 +6,8 @@
 import { availableParallelism } from 'node:os';
 import { AuthError, CcsError, InputError, ServiceError } from '../errors.js';
 import { createProgress, NO_PROGRESS, type ProgressMode } from '../progress.js';
-import type { ServiceClient } from '../service/client.js';
+import type { PreparedCreate, Reply, ServiceClient } from '../service/client.js';
+import type { Client } from '../service/schemas.js';
 import type { Field } from './fields.js';
 import { keyOf, toCreateBody } from './key.js';
 import { KeySet } from './key-set.js';
@@ -148,54 +149,68 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
   const send = async (raw: RawRecord, fields: ClientFields, key: string) => {
     const notAttempted = () => record({ row: raw.row, outcome: 'not_attempted', key, values: raw.values });
     if (halted()) return notAttempted();
+    let prepared: PreparedCreate;
     try {
-      const prepared = await window.signing(() => service!.prepareCreate(toCreateBody(fields, key)));
-      const reply = await window.wire(async () => {
-        if (halted()) return undefined;
-        try {
-          return await service!.sendCreate(prepared);
-        } catch (error) {
-          // Stopped before this wire slot goes to the next row.
-          if (error instanceof AuthError) stop('auth', error.message, 'auth');
-          throw error;
-        }
-      });
-      if (reply === undefined) return notAttempted();
-      record({
-        row: raw.row,
-        outcome: 'created',
-        clientId: reply.data.id,
-        httpStatus: reply.status,
-        attempts: reply.attempts,
-        key,
-        requestId: reply.requestId,
-        values: raw.values,
-      });
+      prepared = await window.signing(() => service!.prepareCreate(toCreateBody(fields, key)));
     } catch (error) {
-      const failure = asServiceError(error);
-      if (failure.code === 'interrupted') {
-        // Ctrl-C during a retry wait: it may exist already; resume sends it again under the same key.
-        record({ row: raw.row, outcome: 'not_attempted', attempts: failure.attempts, key, errorMessage: failure.message, values: raw.values });
-        return;
-      }
-      if (failure instanceof AuthError) stop('auth', failure.message, 'auth');
-      record(
-        {
-          row: raw.row,
-          outcome: 'failed',
-          httpStatus: failure.status,
-          attempts: failure.attempts,
-          key,
-          errorType: failure.type,
-          errorCode: failure.errorCode ?? failure.code,
-          errorParam: failure.param,
-          errorMessage: failure.message,
-          requestId: failure.requestId,
-          values: raw.values,
-        },
-        failure.message,
-      );
+      return recordFailure(raw, key, error);
     }
+    // The outcome is recorded inside the wire slot: a stop it causes (401/403, --max-errors,
+    // a results file that cannot be written) is in force before the slot goes to the next row.
+    await window.wire(async () => {
+      try {
+        if (halted()) return notAttempted();
+        let reply: Reply<Client>;
+        try {
+          reply = await service!.sendCreate(prepared);
+        } catch (error) {
+          return recordFailure(raw, key, error);
+        }
+        record({
+          row: raw.row,
+          outcome: 'created',
+          clientId: reply.data.id,
+          httpStatus: reply.status,
+          attempts: reply.attempts,
+          key,
+          requestId: reply.requestId,
+          values: raw.values,
+        });
+      } catch (error) {
+        outputFailed(error);
+      }
+    });
+  };
+  /** A results or failed file that cannot be written: stop sending, finish in flight, then fail. */
+  const outputFailed = (error: unknown) => {
+    outputFailure ??= error;
+    stop('output_error', String((error as Error).message), 'output_failed');
+  };
+
+  const recordFailure = (raw: RawRecord, key: string, error: unknown) => {
+    const failure = asServiceError(error);
+    if (failure.code === 'interrupted') {
+      // Ctrl-C during a retry wait: it may exist already; resume sends it again under the same key.
+      record({ row: raw.row, outcome: 'not_attempted', attempts: failure.attempts, key, errorMessage: failure.message, values: raw.values });
+      return;
+    }
+    if (failure instanceof AuthError) stop('auth', failure.message, 'auth');
+    record(
+      {
+        row: raw.row,
+        outcome: 'failed',
+        httpStatus: failure.status,
+        attempts: failure.attempts,
+        key,
+        errorType: failure.type,
+        errorCode: failure.errorCode ?? failure.code,
+        errorParam: failure.param,
+        errorMessage: failure.message,
+        requestId: failure.requestId,
+        values: raw.values,
+      },
+      failure.message,
+    );
   };
 
   try {
@@ -261,12 +276,7 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
           stop('interrupted', 'interrupted', 'interrupted');
           break reading;
         }
-        window.run(() =>
-          send(raw, check.value, key).catch((error: unknown) => {
-            outputFailure ??= error;
-            stop('output_error', String((error as Error).message), 'output_failed');
-          }),
-        );
+        window.run(() => send(raw, check.value, key).catch(outputFailed));
       }
     }
   } catch (error) {

@@ -10,13 +10,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
 
 export interface SendWindow {
-  /** Waits for room in the window (and for the rate limit, when set). */
+  /** Waits for room in the window. */
   slot(): Promise<void>;
   /** Starts a row's task; it goes through `signing` and `wire` below. */
   run(task: () => Promise<void>): void;
   /** Runs `work` as one of at most `ahead` signatures in flight. */
   signing<T>(work: () => Promise<T>): Promise<T>;
-  /** Runs `work` as one of at most `concurrency` requests on the wire. */
+  /** Runs `work` as one of at most `concurrency` requests on the wire, `rate` a second at most. */
   wire<T>(work: () => Promise<T>): Promise<T>;
   /** Waits for everything submitted. */
   drain(): Promise<void>;
@@ -28,7 +28,7 @@ export interface SendWindowOptions {
   ahead: number;
   /** Sends per second, at most. */
   rate?: number | undefined;
-  /** Ctrl-C: cuts a rate-limit wait short; the caller then sees it aborted. */
+  /** Ctrl-C: cuts a rate-limit wait short; `work` then sees it aborted. */
   signal?: AbortSignal | undefined;
 }
 
@@ -52,12 +52,6 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
           waiter = resolve;
         });
       }
-      if (rate !== undefined) {
-        const at = nextSendAt(lastStart, Date.now(), rate);
-        lastStart = at;
-        const wait = at - Date.now();
-        if (wait > 0) await sleep(wait, undefined, { signal }).catch(() => undefined);
-      }
     },
     run(task) {
       const done = task().finally(() => {
@@ -69,7 +63,18 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
       running.add(done);
     },
     signing: (work) => signing(work),
-    wire: (work) => wire(work),
+    // --rate paces what goes on the wire, not what is read: signed rows waiting for a slot
+    // must not go out back to back when a slow request frees it.
+    wire: (work) =>
+      wire(async () => {
+        if (rate !== undefined) {
+          const at = nextSendAt(lastStart, Date.now(), rate);
+          lastStart = at;
+          const wait = at - Date.now();
+          if (wait > 0) await sleep(wait, undefined, { signal }).catch(() => undefined);
+        }
+        return work();
+      }),
     async drain() {
       while (running.size > 0) await Promise.allSettled([...running]);
     },

@@ -62,7 +62,7 @@ function rowSchema(rules: RowRules) {
     email: z
       .string()
       .min(1, { error: 'required, but empty', abort: true })
-      .max(MAX_LENGTH, `longer than ${MAX_LENGTH} characters`)
+      .max(MAX_LENGTH, { error: `longer than ${MAX_LENGTH} characters`, abort: true })
       .check(z.email({ error: (issue) => `not an e-mail address (${JSON.stringify(issue.input)})` })),
     country: required.transform(
       converted(

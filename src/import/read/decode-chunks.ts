@@ -81,8 +81,14 @@ export async function* utf8Chunks(
     last = next.done === true;
     const { bytes, fault } = decode(next.done ? Buffer.alloc(0) : asBuffer(next.value), last);
     const nul = bytes.indexOf(0);
-    const clean = nul === -1 ? bytes : bytes.subarray(0, nul);
-    if (clean.length > 0) yield clean;
+    if (nul === -1 && !fault) {
+      if (bytes.length > 0) yield bytes;
+      lines.advance(bytes);
+      continue;
+    }
+    // Only the whole lines before the fault: a record cut by it must not reach the parser.
+    const whole = wholeLines(bytes, nul === -1 ? bytes.length : nul);
+    if (whole > 0) yield bytes.subarray(0, whole);
     if (nul !== -1) {
       const line = lines.lineAt(bytes, nul);
       throw new InputError(
@@ -97,6 +103,12 @@ export async function* utf8Chunks(
     }
     lines.advance(bytes);
   }
+}
+
+/** Length of `bytes[0, end)` up to and including its last line break (0 when it has none). */
+function wholeLines(bytes: Buffer, end: number): number {
+  if (end === 0) return 0;
+  return Math.max(bytes.lastIndexOf(LF, end - 1), bytes.lastIndexOf(CR, end - 1)) + 1;
 }
 
 function asBuffer(bytes: Uint8Array): Buffer {

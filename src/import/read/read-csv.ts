@@ -177,18 +177,39 @@ async function* parseRecords(
   const explain = (error: unknown) =>
     explainCsvError(error, { file, recordLine: nextLine, drift, maxRecordSize });
   const noop = () => {};
+  let parseFailed = false;
+  let endsWithBreak = true;
   try {
     for await (const chunk of chunks) {
       const error = core.parse(chunk, false, push, noop);
+      const lastByte = chunk[chunk.length - 1];
+      endsWithBreak = lastByte === 10 || lastByte === 13;
       if (batch.length > 0) yield take();
-      if (error) throw explain(error);
+      if (error) {
+        parseFailed = true;
+        throw explain(error);
+      }
     }
     const error = core.parse(undefined, true, push, noop);
     if (batch.length > 0) yield take();
-    if (error) throw explain(error);
+    if (error) {
+      parseFailed = true;
+      throw explain(error);
+    }
   } catch (error) {
     // Closing the file mid-read surfaces as a premature-close error: not the user's problem.
     if (options.isClosed()) return;
+    if (error instanceof InputError && !parseFailed) {
+      // The bytes stopped being text (NUL, a bad byte). csv-parse still holds the end of the
+      // input so far, waiting for more, and with it the last good records: ending the parse
+      // releases them. When the input so far stops inside the broken line (it began in an
+      // earlier chunk), a line end is added to release them too, and the broken line's partial
+      // record is dropped again. An unclosed quote there is the broken record's: nothing more.
+      const closing = endsWithBreak ? undefined : core.parse(Buffer.from('\n'), false, push, noop);
+      const ended = closing ?? core.parse(undefined, true, push, noop);
+      if (!endsWithBreak && ended === undefined) batch.pop();
+      if (batch.length > 0) yield take();
+    }
     throw explain(error);
   } finally {
     await chunks.return(undefined);
