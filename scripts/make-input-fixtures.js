@@ -252,7 +252,7 @@ async function writeWorkbook() {
     cell.value = /** @type {ExcelJS.CellValue} */ (value);
     if (numFmt) cell.numFmt = numFmt;
   }
-  write(out, 'clients.xlsx', pinZipTimes(Buffer.from(await workbook.xlsx.writeBuffer())));
+  write(out, 'clients.xlsx', pinZipTimes(workbookFirst(Buffer.from(await workbook.xlsx.writeBuffer()))));
 }
 
 /**
@@ -260,6 +260,41 @@ async function writeWorkbook() {
  * workbook gives the same bytes (the CRCs cover the contents only).
  * @param {Buffer} zip
  */
+/**
+ * Moves xl/workbook.xml to the front, where Excel stores it. exceljs writes it last, and its
+ * streaming reader then sometimes parses a worksheet before the workbook ("Cannot read
+ * properties of undefined (reading 'sheets')", exceljs#3064): the fixture should be what users
+ * have. Each local record is copied whole; the central directory gets the new offsets.
+ */
+function workbookFirst(zip) {
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const count = zip.readUInt16LE(end + 10);
+  const directoryStart = zip.readUInt32LE(end + 16);
+  const entries = [];
+  for (let i = 0, at = directoryStart; i < count; i++) {
+    const length = 46 + zip.readUInt16LE(at + 28) + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+    const name = zip.toString('utf8', at + 46, at + 46 + zip.readUInt16LE(at + 28));
+    entries.push({ name, central: Buffer.from(zip.subarray(at, at + length)), local: zip.readUInt32LE(at + 42) });
+    at += length;
+  }
+  const byOffset = [...entries].sort((a, b) => a.local - b.local);
+  byOffset.forEach((entry, i) => {
+    entry.record = zip.subarray(entry.local, byOffset[i + 1]?.local ?? directoryStart);
+  });
+  const order = [...byOffset.filter((e) => e.name === 'xl/workbook.xml'), ...byOffset.filter((e) => e.name !== 'xl/workbook.xml')];
+  const locals = [];
+  let offset = 0;
+  for (const entry of order) {
+    entry.central.writeUInt32LE(offset, 42);
+    locals.push(entry.record);
+    offset += entry.record.length;
+  }
+  const directory = Buffer.concat(order.map((entry) => entry.central));
+  const tail = Buffer.from(zip.subarray(end));
+  tail.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, directory, tail]);
+}
+
 function pinZipTimes(zip) {
   const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
   const entries = zip.readUInt16LE(end + 10);
