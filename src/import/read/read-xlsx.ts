@@ -85,7 +85,10 @@ async function* readSheet(
       const current = worksheet as unknown as StreamedSheet;
       emitted.push(current.name);
       const tabs = state.model?.sheets?.map((entry) => entry.name);
-      if (current.name !== targetSheet(selector, tabs ?? emitted)) continue;
+      if (current.name !== targetSheet(selector, tabs ?? emitted)) {
+        void discard(current);
+        continue;
+      }
       onSheet(current.name);
       const date1904 = state.properties?.model?.date1904 === true;
       for await (const row of current) {
@@ -115,6 +118,21 @@ async function* readSheet(
     'input_sheet',
     { file },
   );
+}
+
+/**
+ * A sheet that is not wanted, read in the background: exceljs deletes the temp file of a sheet it
+ * cached as soon as its loop moves on, and the file stream of a sheet nobody reads then fails to
+ * open as an unhandled error. Read by nobody else, its errors are of no interest.
+ */
+async function discard(sheet: AsyncIterable<unknown>): Promise<void> {
+  try {
+    for await (const _row of sheet) {
+      // not wanted
+    }
+  } catch {
+    // the sheet's temp file was already gone: nothing was going to read it
+  }
 }
 
 /**
