@@ -3,12 +3,6 @@ import type { CreateClientBody } from '../service/schemas.js';
 import { type KeyPrint, printOf } from './key-set.js';
 import type { ClientFields } from './validate-row.js';
 
-/**
- * The idempotency key of a row without its own: a hash of the normalized request content,
- * so it is the same across runs, row order and re-saves of the file. Text is NFC-normalized
- * with runs of white space folded and the e-mail lower-cased, so cosmetic edits do not make
- * a second client. The version prefix lets the derivation change without colliding.
- */
 /** Plain ASCII with single spaces is already folded: skip the costly Unicode passes for it. */
 const FOLDED = /^(?:[\x21-\x7e]| (?! ))*$/;
 
@@ -17,6 +11,12 @@ function fold(text: string | undefined): string {
   return FOLDED.test(text) ? text : text.normalize('NFC').replace(/\s+/gu, ' ');
 }
 
+/**
+ * The idempotency key of a row without its own: a hash of the normalized request content,
+ * so it is the same across runs, row order and re-saves of the file. Text is NFC-normalized
+ * with runs of white space folded and the e-mail lower-cased, so cosmetic edits do not make
+ * a second client. The version prefix lets the derivation change without colliding.
+ */
 export function deriveKey(fields: ClientFields): string {
   return derivedPrint(fields).key;
 }
