@@ -78,7 +78,9 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
     file: options.file,
     results: resultsPath,
     failed: options.failed,
-    read: options.read ?? {},
+    // A dry run is as busy as its parser: a large file is parsed on a second thread. A real
+    // import waits on signing and the service; the thread would only add memory there.
+    read: { thread: dryRun ? 'large' : 'never', ...options.read },
     map: options.map ?? {},
     resume: options.resume === true,
     overwrite: options.overwrite === true,

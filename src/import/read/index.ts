@@ -3,9 +3,11 @@
  * delimiter sniffing and every "this is not a usable file" decision live here, so the
  * importer only ever sees strings and InputErrors that name a file and a line.
  */
+import { availableParallelism } from 'node:os';
+import { openCsvInThread } from './csv-thread.js';
 import { inspectFile } from './inspect-file.js';
 import { openCsv } from './read-csv.js';
-import type { ReadOptions, RowSource } from './types.js';
+import { type ReadOptions, type RowSource, THREAD_MIN_BYTES } from './types.js';
 
 export type { RawRecord, ReadOptions, RowSource, SourceInfo } from './types.js';
 export { DEFAULT_MAX_RECORD_SIZE } from './types.js';
@@ -17,7 +19,12 @@ export { DEFAULT_MAX_RECORD_SIZE } from './types.js';
  */
 export async function openRows(file: string, options: ReadOptions = {}): Promise<RowSource> {
   const inspected = await inspectFile(file);
-  if (inspected.format === 'csv') return openCsv(inspected, options);
+  if (inspected.format === 'csv') {
+    const thread = options.thread ?? 'never';
+    const large = inspected.sizeBytes >= THREAD_MIN_BYTES && availableParallelism() > 1;
+    if (thread === 'always' || (thread === 'large' && large)) return openCsvInThread(inspected, options);
+    return openCsv(inspected, options);
+  }
   // exceljs is large; CSV runs never load it.
   const { openXlsx } = await import('./read-xlsx.js');
   return openXlsx(inspected, options);

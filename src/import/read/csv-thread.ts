@@ -1,0 +1,192 @@
+/**
+ * CSV parsing on a second thread: the worker (csv-worker.ts) reads and parses the file while
+ * this thread checks, keys and writes the rows before. Worth it when the consumer is as busy
+ * as the parser (validate), on a machine with a second core. The RowSource it returns is the
+ * same as the inline reader's: the same batches, rows, lines and InputErrors.
+ *
+ * A batch crosses as one string (values joined by NUL, which the reader never lets through:
+ * a NUL byte is an input error) plus typed arrays; splitting it here costs less than
+ * structured-cloning thousands of small arrays.
+ */
+import { existsSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { InputError } from '../../errors.js';
+import type { InspectedFile } from './inspect-file.js';
+import type { RawRecord, ReadOptions, RowSource, SourceInfo } from './types.js';
+
+/**
+ * Batches (one per 64 KiB chunk) the worker may parse ahead of the consumer: enough that a
+ * moment's delay on either thread does not stall the other, few enough to stay small.
+ */
+export const BATCHES_AHEAD = 2;
+
+export type ToWorker = { type: 'more' } | { type: 'close' };
+
+export type FromWorker =
+  | { type: 'open'; info: SourceInfo; headers: string[] }
+  | {
+      type: 'batch';
+      firstRow: number;
+      /** Values per record. */
+      counts: Uint32Array;
+      lines: Uint32Array;
+      /** Every value of the batch, in order, joined by NUL. */
+      text: string;
+      bytesRead: number;
+    }
+  | { type: 'end'; bytesRead: number }
+  | { type: 'error'; error: SentError };
+
+export interface WorkerInput {
+  inspected: InspectedFile;
+  options: ReadOptions;
+}
+
+/** An error as it crosses threads: an InputError keeps its code, file and line. */
+export type SentError =
+  | { input: true; message: string; code: string; file: string | undefined; line: number | undefined }
+  | { input: false; message: string; stack: string | undefined };
+
+export function sendableError(error: unknown): SentError {
+  if (error instanceof InputError) {
+    return { input: true, message: error.message, code: error.code, file: error.file, line: error.line };
+  }
+  const failure = error instanceof Error ? error : new Error(String(error));
+  return { input: false, message: failure.message, stack: failure.stack };
+}
+
+function receivedError(sent: SentError): Error {
+  if (sent.input) {
+    const details: { file?: string; line?: number } = {};
+    if (sent.file !== undefined) details.file = sent.file;
+    if (sent.line !== undefined) details.line = sent.line;
+    return new InputError(sent.message, sent.code, details);
+  }
+  const error = new Error(`CSV reader thread: ${sent.message}`);
+  if (sent.stack !== undefined) error.stack = `${error.message}\n(reader thread) ${sent.stack}`;
+  return error;
+}
+
+/** Joins a batch's values for the trip; `unpackBatch` undoes it. */
+export function packBatch(records: readonly RawRecord[]) {
+  const counts = new Uint32Array(records.length);
+  const lines = new Uint32Array(records.length);
+  const values: string[] = [];
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i]!;
+    counts[i] = record.values.length;
+    lines[i] = record.line;
+    for (const value of record.values) values.push(value);
+  }
+  return { firstRow: records[0]?.row ?? 0, counts, lines, text: values.join('\0') };
+}
+
+export function unpackBatch(batch: { firstRow: number; counts: Uint32Array; lines: Uint32Array; text: string }): RawRecord[] {
+  const { counts, lines } = batch;
+  let total = 0;
+  for (const count of counts) total += count;
+  const values = total === 0 ? [] : batch.text.split('\0');
+  if (values.length !== total) throw new Error(`CSV reader thread: a batch of ${total} values arrived as ${values.length}`);
+  const records: RawRecord[] = new Array<RawRecord>(counts.length);
+  let at = 0;
+  for (let i = 0; i < counts.length; i++) {
+    const end = at + counts[i]!;
+    records[i] = { row: batch.firstRow + i, line: lines[i]!, values: values.slice(at, end) };
+    at = end;
+  }
+  return records;
+}
+
+/**
+ * The worker's module. Run from the TypeScript sources (the test runner), it is the built
+ * copy in dist/: a worker thread cannot load .ts files.
+ */
+function workerUrl(): URL {
+  const here = import.meta.url;
+  if (!here.endsWith('.ts')) return new URL('./csv-worker.js', here);
+  const built = new URL(here.replace(/\/src\/import\/read\/[^/]+\.ts$/, '/dist/import/read/csv-worker.js'));
+  if (built.href === here || !existsSync(built)) throw new Error(`no built CSV worker at ${built.href}: run npm run build`);
+  return built;
+}
+
+/** Opens `inspected` (a CSV file) on a reader thread; resolves once its header row is read. */
+export async function openCsvInThread(inspected: InspectedFile, options: ReadOptions): Promise<RowSource> {
+  const input: WorkerInput = { inspected, options };
+  const worker = new Worker(workerUrl(), {
+    workerData: input,
+  });
+  const inbox: FromWorker[] = [];
+  let waiting: (() => void) | undefined;
+  let failure: Error | undefined;
+  let exited = false;
+  const exit = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  worker.on('message', (message: FromWorker) => {
+    inbox.push(message);
+    waiting?.();
+  });
+  worker.on('error', (error) => {
+    failure ??= receivedError(sendableError(error));
+    waiting?.();
+  });
+  worker.once('exit', (code) => {
+    exited = true;
+    failure ??= new Error(`CSV reader thread stopped (exit code ${code}) before the end of the file`);
+    waiting?.();
+  });
+  const next = async (): Promise<FromWorker> => {
+    for (;;) {
+      const message = inbox.shift();
+      if (message !== undefined) return message;
+      if (failure !== undefined) throw failure;
+      await new Promise<void>((resolve) => {
+        waiting = () => {
+          waiting = undefined;
+          resolve();
+        };
+      });
+    }
+  };
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      if (exited) return;
+      worker.postMessage({ type: 'close' } satisfies ToWorker);
+      // It closes the file and ends; a thread that does not answer is stopped.
+      const timer = setTimeout(() => void worker.terminate(), 5000);
+      await exit;
+      clearTimeout(timer);
+    })();
+    return closing;
+  };
+
+  let bytesRead = 0;
+  async function* batches(): AsyncGenerator<RawRecord[]> {
+    try {
+      for (;;) {
+        const message = await next();
+        if (message.type === 'end') {
+          bytesRead = message.bytesRead;
+          return;
+        }
+        if (message.type === 'error') throw receivedError(message.error);
+        if (message.type !== 'batch') throw new Error(`CSV reader thread: unexpected ${message.type} message`);
+        bytesRead = message.bytesRead;
+        worker.postMessage({ type: 'more' } satisfies ToWorker);
+        yield unpackBatch(message);
+      }
+    } finally {
+      await close();
+    }
+  }
+
+  try {
+    const opened = await next();
+    if (opened.type === 'error') throw receivedError(opened.error);
+    if (opened.type !== 'open') throw new Error(`CSV reader thread: unexpected ${opened.type} message`);
+    return { info: { ...opened.info, thread: true }, headers: opened.headers, batches: batches(), bytesRead: () => bytesRead, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

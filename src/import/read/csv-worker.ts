@@ -1,0 +1,61 @@
+/**
+ * The reader thread's entry (see csv-thread.ts): opens the CSV file, sends its header, then
+ * a batch per chunk while the other thread has asked for them, and ends after the last one,
+ * an error, or a close.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import {
+  BATCHES_AHEAD,
+  type FromWorker,
+  packBatch,
+  sendableError,
+  type ToWorker,
+  type WorkerInput,
+} from './csv-thread.js';
+import { openCsv } from './read-csv.js';
+import type { RowSource } from './types.js';
+
+const port = parentPort;
+if (port === null) throw new Error('csv-worker.js runs as a worker thread');
+
+let wanted = BATCHES_AHEAD;
+let closing = false;
+let wake: (() => void) | undefined;
+port.on('message', (message: ToWorker) => {
+  if (message.type === 'more') wanted++;
+  else closing = true;
+  wake?.();
+});
+const send = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
+
+async function run({ inspected, options }: WorkerInput): Promise<void> {
+  let source: RowSource;
+  try {
+    source = await openCsv(inspected, options);
+  } catch (error) {
+    send({ type: 'error', error: sendableError(error) });
+    return;
+  }
+  send({ type: 'open', info: source.info, headers: source.headers });
+  try {
+    for await (const batch of source.batches) {
+      while (wanted === 0 && !closing) await new Promise<void>((resolve) => (wake = resolve));
+      if (closing) return;
+      wanted--;
+      const packed = packBatch(batch);
+      send({ type: 'batch', ...packed, bytesRead: source.bytesRead() }, [
+        packed.counts.buffer as ArrayBuffer,
+        packed.lines.buffer as ArrayBuffer,
+      ]);
+    }
+    send({ type: 'end', bytesRead: source.bytesRead() });
+  } catch (error) {
+    send({ type: 'error', error: sendableError(error) });
+  } finally {
+    await source.close();
+  }
+}
+
+await run(workerData as WorkerInput);
+// Nothing more to say or hear: closing the port lets the thread end (messages sent are delivered).
+port.close();

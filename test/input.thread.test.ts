@@ -1,0 +1,167 @@
+/**
+ * The reader thread (validate's large CSV files) reads exactly what the inline reader reads:
+ * the same header, records, lines and errors, for every fixture, every fault layout and
+ * random files; it stops early without a hang; and validate through it writes the same
+ * results file as the inline pipeline.
+ */
+import { readdirSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { openRows, type ReadOptions } from '../src/import/read/index.js';
+import { importClients } from '../src/import/run-import.js';
+import { ROOT, runCli } from './helpers.js';
+import { readUntilError, useInputFiles } from './input.helpers.js';
+
+const { file, path } = useInputFiles();
+
+/** Everything a reader gives for a file: what opening it says, then every record and the error. */
+async function readWith(path: string, thread: 'never' | 'always', options: ReadOptions = {}) {
+  let source;
+  try {
+    source = await openRows(path, { ...options, thread });
+  } catch (error) {
+    return { opened: false, error: describeError(error) };
+  }
+  const { records, error } = await readUntilError(source);
+  await source.close();
+  const { thread: parsedOnThread, ...info } = source.info;
+  expect(parsedOnThread === true).toBe(thread === 'always' && source.info.format === 'csv');
+  return {
+    opened: true,
+    info,
+    headers: source.headers,
+    records,
+    bytesRead: error === undefined ? source.bytesRead() : undefined,
+    error: error === undefined ? undefined : describeError(error),
+  };
+}
+
+function describeError(error: unknown) {
+  const e = error as { constructor: { name: string }; message: string; code?: string; file?: string; line?: number };
+  return { type: e.constructor.name, message: e.message, code: e.code, file: e.file, line: e.line };
+}
+
+async function expectSameReading(path: string, options: ReadOptions = {}) {
+  const inline = await readWith(path, 'never', options);
+  const threaded = await readWith(path, 'always', options);
+  expect(threaded).toEqual(inline);
+  return inline;
+}
+
+const fixtureDir = join(ROOT, 'fixtures', 'input');
+const fixtures = [
+  ...readdirSync(fixtureDir).map((name) => join(fixtureDir, name)),
+  ...readdirSync(join(fixtureDir, 'malformed')).map((name) => join(fixtureDir, 'malformed', name)),
+].filter((name) => !name.endsWith('.json'));
+
+describe('the reader thread reads what the inline reader reads', () => {
+  it.each(fixtures.map((name) => [name.slice(fixtureDir.length + 1), name]))('%s', async (_, fixture) => {
+    await expectSameReading(fixture);
+  });
+
+  it('a missing file', async () => {
+    const reading = await expectSameReading(path('nope.csv'));
+    expect(reading.error).toMatchObject({ type: 'InputError', code: 'input_missing' });
+  });
+
+  it('faults past the first chunk: NUL, bad byte, cut character, unclosed quote, oversized record', async () => {
+    const pad = `p,${'z'.repeat(70_000)}\n`;
+    const many = Array.from({ length: 4000 }, (_, i) => `r${i},"q ""${i}""\r\nline two",é${i}`).join('\r\n');
+    const cases: [string, Buffer, ReadOptions?][] = [
+      ['nul-late.csv', Buffer.from(`h,e\n${pad}1,2\n3,4\n5,\0\n`)],
+      ['bad-byte.csv', Buffer.concat([Buffer.from(`h,e\n${pad}1,2\n3,4\n5,`), Buffer.from([0xff, 0x0a])])],
+      ['cut-end.csv', Buffer.concat([Buffer.from(`h,e\n${pad}1,2\n3,4\n5,6\n7,`), Buffer.from([0xe2, 0x82])])],
+      ['crlf-quoted.csv', Buffer.from(`h,e,f\r\n${many}\r\n5,"open\r\n6,7\r\n`)],
+      ['big-record.csv', Buffer.from(`a,b\n${pad}1,"${'y'.repeat(5000)}"\n`), { maxRecordSize: 4096 }],
+      ['cp1252.csv', Buffer.from(`name;city\r\n${'Zo\xeb;Paris\r\n'.repeat(20_000)}`, 'latin1')],
+      ['utf16.txt', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`a\tb\n${'x\t\u00e9\n'.repeat(30_000)}`, 'utf16le')])],
+      ['sep-line.csv', Buffer.from(`sep=;\na;b;;\n\n1;2;;\n ; \n3;4;x\n`)],
+    ];
+    for (const [name, bytes, options] of cases) {
+      const reading = await expectSameReading(await file(name, bytes), options);
+      expect(reading.opened, name).toBe(true);
+    }
+  });
+
+  it('random files: quotes, separators, line breaks, blank and ragged rows, a fault anywhere', async () => {
+    const cell = fc.oneof(
+      fc.constantFrom('', ' ', 'é', 'Zoë', '"', '""', ',', 'a,b', '\n', '\r\n', '\r', 'x\u2028y', '\uFEFF'),
+      fc.string({ unit: 'grapheme', maxLength: 12 }),
+      fc.stringMatching(/^[a-z0-9]{0,60}$/),
+    );
+    const quote = (value: string) => (/[",\r\n]/.test(value) || value === '' ? `"${value.replaceAll('"', '""')}"` : value);
+    const row = fc.array(cell, { minLength: 0, maxLength: 6 }).map((cells) => cells.map(quote).join(','));
+    const csv = fc.record({
+      rows: fc.array(row, { minLength: 1, maxLength: 300 }),
+      repeat: fc.integer({ min: 1, max: 400 }),
+      eol: fc.constantFrom('\n', '\r\n', '\r'),
+      fault: fc.option(fc.record({ at: fc.double({ min: 0, max: 1, noNaN: true }), byte: fc.constantFrom(0x00, 0xff, 0x22) })),
+    });
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(csv, async ({ rows, repeat, eol, fault }) => {
+        const text = `name,email,city${eol}${Array.from({ length: repeat }, () => rows.join(eol)).join(eol)}${eol}`;
+        let bytes = Buffer.from(text);
+        if (fault) {
+          const at = Math.floor(fault.at * bytes.length);
+          bytes = Buffer.concat([bytes.subarray(0, at), Buffer.from([fault.byte]), bytes.subarray(at)]);
+        }
+        await expectSameReading(await file(`random-${run++}.csv`, bytes));
+      }),
+      { numRuns: 40, seed: 20261122 },
+    );
+  });
+});
+
+describe('a reader thread the consumer leaves', () => {
+  it('stops reading and ends when the consumer stops after one batch', async () => {
+    const lines = Array.from({ length: 200_000 }, (_, i) => `n${i},e${i}@example.com,DE`).join('\n');
+    const big = await file('leave.csv', `name,email,country\n${lines}\n`);
+    const source = await openRows(big, { thread: 'always' });
+    let batches = 0;
+    for await (const batch of source.batches) {
+      expect(batch.length).toBeGreaterThan(0);
+      batches++;
+      break;
+    }
+    expect(batches).toBe(1);
+    expect(source.bytesRead()).toBeLessThan((await stat(big)).size / 4);
+    await source.close();
+  });
+
+  it('closes before any batch is read', async () => {
+    const source = await openRows(await file('close-early.csv', 'a,b\n1,2\n'), { thread: 'always' });
+    expect(source.headers).toEqual(['a', 'b']);
+    await source.close();
+    await source.close();
+  });
+});
+
+describe('validate of a large file (parsed on the reader thread)', () => {
+  it('writes the same results file as the inline pipeline', async () => {
+    // 9 MiB: over the 8 MiB from which validate parses on a second thread.
+    const rows = Array.from(
+      { length: 110_000 },
+      (_, i) =>
+        `"Zoë ${i}, Ltd",z${i % 90_000}@example.com,${i % 7 === 0 ? 'Narnia' : 'FR'},"${i} rue de la Paix\nParis",EUR,2024-0${1 + (i % 9)}-1${i % 10}`,
+    );
+    const csv = await file('large.csv', `name,email,country,address,currency,application_date\n${rows.join('\n')}\n`);
+    expect((await stat(csv)).size).toBeGreaterThan(8 * 1024 * 1024);
+
+    const cli = await runCli(['validate', csv, '--results', path('large.thread.csv'), '--quiet', '--json']);
+    expect(cli.code).toBe(1);
+    const summary = JSON.parse(cli.stdout) as { rows: number; counts: Record<string, number>; source: { thread?: boolean } };
+    // A one-core machine parses inline: the results are the same either way.
+    expect(summary.source.thread).toBe(availableParallelism() > 1 ? true : undefined);
+    await importClients({ file: csv, dryRun: true, results: path('large.inline.csv'), read: { thread: 'never' } });
+
+    expect(summary.rows).toBe(110_000);
+    expect(summary.counts).toMatchObject({ invalid: 15_715, duplicate: 0 });
+    const threaded = await readFile(path('large.thread.csv'), 'utf8');
+    expect(threaded).toBe(await readFile(path('large.inline.csv'), 'utf8'));
+    expect(threaded.startsWith('row,outcome,')).toBe(true);
+  });
+});
