@@ -23,9 +23,18 @@ export function memoize(lookup: (value: string) => string | undefined): (value: 
     if (known !== undefined || cache.has(value)) return known;
     const result = lookup(value);
     if (cache.size >= 10_000) cache.clear();
-    cache.set(value, result);
+    cache.set(ownCopy(value), result);
     return result;
   };
+}
+
+/**
+ * The same text in a string of its own. A value cut from a larger string (the reader thread
+ * sends a batch as one) can be a slice that keeps the whole batch alive: a cached key must
+ * not. UTF-16 both ways keeps every code unit, lone surrogates included.
+ */
+function ownCopy(value: string): string {
+  return value.length < 13 ? value : Buffer.from(value, 'utf16le').toString('utf16le');
 }
 
 /** ISO 3166-1 alpha-2, alpha-3 or an English name (any case) → alpha-2. */

@@ -114,6 +114,8 @@ export async function openCsvInThread(inspected: InspectedFile, options: ReadOpt
   const input: WorkerInput = { inspected, options };
   const worker = new Worker(workerUrl(), {
     workerData: input,
+    // The parser's garbage dies within a chunk: a small young generation keeps the thread small.
+    resourceLimits: { maxYoungGenerationSizeMb: 4 },
   });
   const inbox: FromWorker[] = [];
   let waiting: (() => void) | undefined;
