@@ -67,6 +67,14 @@ describe('the reader thread reads what the inline reader reads', () => {
     expect(reading.error).toMatchObject({ type: 'InputError', code: 'input_missing' });
   });
 
+  it('an --encoding or --delimiter the reader cannot use is a UsageError from the thread too', async () => {
+    const csv = await file('options.csv', 'a,b\n1,2\n');
+    const encoding = await expectSameReading(csv, { encoding: 'no-such-encoding' });
+    expect(encoding.error).toMatchObject({ type: 'UsageError' });
+    const delimiter = await expectSameReading(csv, { delimiter: '\u{1F600}' });
+    expect(delimiter.error).toMatchObject({ type: 'UsageError' });
+  });
+
   it('faults past the first chunk: NUL, bad byte, cut character, unclosed quote, oversized record', async () => {
     const pad = `p,${'z'.repeat(70_000)}\n`;
     const many = Array.from({ length: 4000 }, (_, i) => `r${i},"q ""${i}""\r\nline two",é${i}`).join('\r\n');
@@ -129,7 +137,40 @@ describe('a reader thread the consumer leaves', () => {
     }
     expect(batches).toBe(1);
     expect(source.bytesRead()).toBeLessThan((await stat(big)).size / 4);
+    // The thread closes its file and ends when asked (a thread that does not is stopped after 5 s).
+    const started = Date.now();
     await source.close();
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('ends when the consumer throws mid-file, and batches stop after close', async () => {
+    const lines = Array.from({ length: 100_000 }, (_, i) => `n${i},e${i}`).join('\n');
+    const source = await openRows(await file('throw.csv', `name,email\n${lines}\n`), { thread: 'always' });
+    const failure = (async () => {
+      for await (const batch of source.batches) if (batch[0]!.row > 1000) throw new Error('consumer failed');
+    })();
+    await expect(failure).rejects.toThrow('consumer failed');
+    const started = Date.now();
+    await source.close();
+    expect(Date.now() - started).toBeLessThan(2000);
+    let after = 0;
+    for await (const batch of source.batches) after += batch.length;
+    expect(after).toBe(0);
+  });
+
+  it('an importer that fails after opening the file still ends the thread', async () => {
+    const lines = Array.from({ length: 100_000 }, (_, i) => `n${i},e${i}@example.com,FR,addr`).join('\n');
+    const csv = await file('plan-throws.csv', `name,email,country,address\n${lines}\n`);
+    const run = importClients({
+      file: csv,
+      dryRun: true,
+      results: path('plan-throws.results.csv'),
+      read: { thread: 'always' },
+      onPlan: () => {
+        throw new Error('onPlan failed');
+      },
+    });
+    await expect(run).rejects.toThrow('onPlan failed');
   });
 
   it('closes before any batch is read', async () => {
@@ -160,6 +201,12 @@ describe('validate of a large file (parsed on the reader thread)', () => {
 
     expect(summary.rows).toBe(110_000);
     expect(summary.counts).toMatchObject({ invalid: 15_715, duplicate: 0 });
+    // An option the reader refuses ends the run as it would inline: one line, exit 2.
+    const refused = await runCli(['validate', csv, '--results', path('large.refused.csv'), '--encoding', 'no-such-encoding']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/^ccs-bulk: error: .*no-such-encoding/m);
+    expect(refused.stderr).not.toMatch(/internal error|\n\s+at /);
+
     const threaded = await readFile(path('large.thread.csv'), 'utf8');
     expect(threaded).toBe(await readFile(path('large.inline.csv'), 'utf8'));
     expect(threaded.startsWith('row,outcome,')).toBe(true);

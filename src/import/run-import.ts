@@ -73,6 +73,13 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
   if (!dryRun && !service) throw new TypeError('importClients needs a service client unless dryRun');
   const started = Date.now();
   const resultsPath = options.results ?? `${options.file}.results.csv`;
+  // Before any file is opened: it refuses a concurrency that is not a positive integer.
+  const window = createSendWindow({
+    concurrency: options.concurrency ?? 8,
+    ahead: Math.max(16, 4 * availableParallelism()),
+    rate: options.rate,
+    signal: options.signal,
+  });
 
   const { source, plan, results, failedFile, columns } = await planImport({
     file: options.file,
@@ -86,27 +93,30 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
     overwrite: options.overwrite === true,
     dryRun,
   });
-  options.onPlan?.({
-    source: source.info,
-    columns,
-    unknownColumns: plan.unknown,
-    results: resultsPath,
-    resumedCreated: results.created.size,
-  });
-
-  const validateRow = rowValidator(plan, {
-    dateFormat: options.dateFormat ?? 'YYYY-MM-DD',
-    liquidityType: options.liquidityType ?? 'chain',
-  });
+  // From here on the files are open: whatever throws before the read loop closes them (the
+  // reader thread, if any, would otherwise wait for its consumer).
+  let validateRow: ReturnType<typeof rowValidator>;
+  try {
+    options.onPlan?.({
+      source: source.info,
+      columns,
+      unknownColumns: plan.unknown,
+      results: resultsPath,
+      resumedCreated: results.created.size,
+    });
+    validateRow = rowValidator(plan, {
+      dateFormat: options.dateFormat ?? 'YYYY-MM-DD',
+      liquidityType: options.liquidityType ?? 'chain',
+    });
+  } catch (error) {
+    await source.close();
+    results.close();
+    failedFile?.close();
+    throw error;
+  }
   const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
   const errorCodes = new Map<string, number>();
   const seen = new KeySet();
-  const window = createSendWindow({
-    concurrency: options.concurrency ?? 8,
-    ahead: Math.max(16, 4 * availableParallelism()),
-    rate: options.rate,
-    signal: options.signal,
-  });
   const progress = options.progress ? createProgress({ unit: 'rows', ...options.progress }) : NO_PROGRESS;
   let rows = 0;
   let errors = 0;

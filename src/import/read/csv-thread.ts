@@ -10,7 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { InputError } from '../../errors.js';
+import { InputError, UsageError } from '../../errors.js';
 import type { InspectedFile } from './inspect-file.js';
 import type { RawRecord, ReadOptions, RowSource, SourceInfo } from './types.js';
 
@@ -42,29 +42,44 @@ export interface WorkerInput {
   options: ReadOptions;
 }
 
-/** An error as it crosses threads: an InputError keeps its code, file and line. */
+/**
+ * An error as it crosses threads. The reader's expected failures (InputError, and the
+ * UsageError of an --encoding or --delimiter it cannot use) keep their class, code, file and
+ * line, so they end the run as they would inline: one line, exit 2.
+ */
 export type SentError =
-  | { input: true; message: string; code: string; file: string | undefined; line: number | undefined }
-  | { input: false; message: string; stack: string | undefined };
+  | { kind: 'input' | 'usage'; message: string; code: string; file: string | undefined; line: number | undefined }
+  | { kind: 'internal'; message: string; code: string | undefined; stack: string | undefined };
 
 export function sendableError(error: unknown): SentError {
   if (error instanceof InputError) {
-    return { input: true, message: error.message, code: error.code, file: error.file, line: error.line };
+    return { kind: 'input', message: error.message, code: error.code, file: error.file, line: error.line };
+  }
+  if (error instanceof UsageError) {
+    return { kind: 'usage', message: error.message, code: error.code, file: undefined, line: undefined };
   }
   const failure = error instanceof Error ? error : new Error(String(error));
-  return { input: false, message: failure.message, stack: failure.stack };
+  const code = (failure as NodeJS.ErrnoException).code;
+  return { kind: 'internal', message: failure.message, code, stack: failure.stack };
 }
 
 function receivedError(sent: SentError): Error {
-  if (sent.input) {
-    const details: { file?: string; line?: number } = {};
-    if (sent.file !== undefined) details.file = sent.file;
-    if (sent.line !== undefined) details.line = sent.line;
-    return new InputError(sent.message, sent.code, details);
+  switch (sent.kind) {
+    case 'input': {
+      const details: { file?: string; line?: number } = {};
+      if (sent.file !== undefined) details.file = sent.file;
+      if (sent.line !== undefined) details.line = sent.line;
+      return new InputError(sent.message, sent.code, details);
+    }
+    case 'usage':
+      return new UsageError(sent.message, sent.code);
+    case 'internal': {
+      const error: NodeJS.ErrnoException = new Error(`CSV reader thread: ${sent.message}`);
+      if (sent.code !== undefined) error.code = sent.code;
+      if (sent.stack !== undefined) error.stack = `${error.message}\n(reader thread) ${sent.stack}`;
+      return error;
+    }
   }
-  const error = new Error(`CSV reader thread: ${sent.message}`);
-  if (sent.stack !== undefined) error.stack = `${error.message}\n(reader thread) ${sent.stack}`;
-  return error;
 }
 
 /** Joins a batch's values for the trip; `unpackBatch` undoes it. */
@@ -166,6 +181,8 @@ export async function openCsvInThread(inspected: InspectedFile, options: ReadOpt
   async function* batches(): AsyncGenerator<RawRecord[]> {
     try {
       for (;;) {
+        // Closed by its owner: the batches still in the inbox are not wanted.
+        if (closing !== undefined) return;
         const message = await next();
         if (message.type === 'end') {
           bytesRead = message.bytesRead;
