@@ -15,4 +15,6 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  // The CommonJS entry (src/bin.cts): `import x = require()` is how TypeScript writes CommonJS.
+  { files: ['**/*.cts'], rules: { '@typescript-eslint/no-require-imports': ['error', { allowAsImport: true }] } },
 );

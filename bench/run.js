@@ -143,7 +143,7 @@ function source() {
 }
 
 const distBuiltAt = () =>
-  statSync(fileURLToPath(new URL('../dist/bin.js', import.meta.url))).mtime.toISOString();
+  statSync(fileURLToPath(new URL('../dist/bin.cjs', import.meta.url))).mtime.toISOString();
 
 const load = () => loadavg().map((value) => Math.round(value * 100) / 100);
 

@@ -1,6 +1,6 @@
 // Top self-time functions of a V8 CPU profile, and the share of ours vs libraries vs Node.
 // Run: node bench/summarize-profile.js FILE.cpuprofile [top=25]
-// Make one: node --cpu-prof --cpu-prof-dir=DIR dist/bin.js validate FILE --results R --quiet
+// Make one: node --cpu-prof --cpu-prof-dir=DIR dist/bin.cjs validate FILE --results R --quiet
 // (or node bench/run.js --only NAME --cpu-prof DIR, which profiles every ccs-bulk child).
 import { readFileSync } from 'node:fs';
 

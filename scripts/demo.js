@@ -25,7 +25,7 @@ const env = {
 // Asynchronous on purpose: the sandbox lives in this process and must keep answering.
 const cli = (args) => {
   console.log(`\n$ ccs-bulk ${args.join(' ')}`);
-  const child = spawn(process.execPath, [join(root, 'dist', 'bin.js'), ...args], {
+  const child = spawn(process.execPath, [join(root, 'dist', 'bin.cjs'), ...args], {
     cwd: root,
     env,
     stdio: 'inherit',

@@ -8,7 +8,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../src/sandbox/index.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
-export const BIN = join(ROOT, 'dist', 'bin.js');
+export const BIN = join(ROOT, 'dist', 'bin.cjs');
 
 export async function makeTempDir(): Promise<{ dir: string; cleanup(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'ccs-bulk-test-'));
@@ -29,7 +29,7 @@ export interface CliOptions {
   input?: string;
 }
 
-/** Runs `node dist/bin.js ...args` with a clean environment (no CCS_* leaking in). */
+/** Runs `node dist/bin.cjs ...args` with a clean environment (no CCS_* leaking in). */
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { runMeasured, startSandboxProcess } from './processes.js';
 import { CONTENDED_CORES } from './report.js';
 
-export const BIN = fileURLToPath(new URL('../../dist/bin.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../dist/bin.cjs', import.meta.url));
 export const child = (name) => fileURLToPath(new URL(`../children/${name}.js`, import.meta.url));
 
 let sequence = 0;
