@@ -3,6 +3,7 @@
  * bound, a fresh sandbox process per measurement, and how much of the machine was someone
  * else's meanwhile. Runs are cached in ctx.cache so parts reuse each other's.
  */
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runMeasured, startSandboxProcess } from './processes.js';
@@ -14,10 +15,15 @@ export const child = (name) => fileURLToPath(new URL(`../children/${name}.js`, i
 let sequence = 0;
 export const tempPath = (ctx, name) => join(ctx.tmp, `${++sequence}-${name}`);
 
-/** The environment of every child: this one's, without any CCS_ settings of the user's. */
+/**
+ * The environment of every child: this one's, without any CCS_ settings of the user's, and
+ * libuv's thread pool sized as the ccs-bulk command sizes its own (src/bin.cts), so the signing
+ * floors sign on as many threads as the import they are compared with.
+ */
 export function childEnv(extra) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CCS_')));
-  return { ...env, ...extra };
+  const pool = env.UV_THREADPOOL_SIZE ?? String(Math.max(2, availableParallelism()));
+  return { ...env, UV_THREADPOOL_SIZE: pool, ...extra };
 }
 
 /** A bound on any run: generous, but a hung run cannot stall the suite. */
