@@ -43,7 +43,8 @@ describe('--max-errors', () => {
     const input = join(ctx.dir, 'max-errors.csv');
     await writeFile(input, stringify([CLIENT_HEADER, ...validRows(30, 5000)]));
     for (const concurrency of [1, 2]) {
-      ctx.sandbox.setFaults({ failRate: 1, throttleRate: 0, resetRate: 0 });
+      // The latency lets all C requests go out (each signed first) before the first 503 returns.
+      ctx.sandbox.setFaults({ failRate: 1, throttleRate: 0, resetRate: 0, latencyMs: 500 });
       const before = ctx.sandbox.stats.faults.fail;
       const results = join(ctx.dir, `max-errors-${concurrency}.results.csv`);
       const run = await runCli(
@@ -57,5 +58,6 @@ describe('--max-errors', () => {
       expect(lines.filter((l) => l[1] === 'failed')).toHaveLength(concurrency);
       expect(lines.filter((l) => l[1] === 'not_attempted')).toHaveLength(30 - concurrency);
     }
+    ctx.sandbox.setFaults({ latencyMs: 0 });
   });
 });
