@@ -1,5 +1,5 @@
 // Top self-time functions of a V8 CPU profile, and the share of ours vs libraries vs Node.
-// Run: node bench/summarize-profile.js FILE.cpuprofile [top=25]
+// Run: node bench/summarize-profile.js FILE.cpuprofile [FILE…] [top=25]  (one summary per file)
 // Make one: node --cpu-prof --cpu-prof-dir=DIR dist/bin.cjs validate FILE --results R --quiet
 // (or node bench/run.js --only NAME --cpu-prof DIR, which profiles every ccs-bulk child).
 import { readFileSync } from 'node:fs';
@@ -45,15 +45,20 @@ export function summarize(profile) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const [file, top = '25'] = process.argv.slice(2);
-  if (!file) {
-    process.stderr.write('usage: node bench/summarize-profile.js FILE.cpuprofile [top]\n');
+  // Several files: one summary each (a run with a worker thread writes one profile per thread).
+  const args = process.argv.slice(2);
+  const top = args.length > 1 && /^\d+$/.test(args.at(-1)) ? Number(args.pop()) : 25;
+  if (args.length === 0) {
+    process.stderr.write('usage: node bench/summarize-profile.js FILE.cpuprofile [FILE…] [top]\n');
     process.exit(2);
   }
-  const summary = summarize(JSON.parse(readFileSync(file, 'utf8')));
   const pct = (share) => `${(share * 100).toFixed(1).padStart(5)}%`;
-  console.log(`${(summary.totalUs / 1e6).toFixed(2)} s sampled. By origin:`);
-  for (const o of summary.origins.slice(0, 12)) console.log(`  ${pct(o.share)}  ${o.name}`);
-  console.log(`Top ${top} functions by self time:`);
-  for (const f of summary.functions.slice(0, Number(top))) console.log(`  ${pct(f.share)}  ${f.name}`);
+  for (const file of args) {
+    const summary = summarize(JSON.parse(readFileSync(file, 'utf8')));
+    if (args.length > 1) console.log(`== ${file}`);
+    console.log(`${(summary.totalUs / 1e6).toFixed(2)} s sampled. By origin:`);
+    for (const o of summary.origins.slice(0, 12)) console.log(`  ${pct(o.share)}  ${o.name}`);
+    console.log(`Top ${top} functions by self time:`);
+    for (const f of summary.functions.slice(0, top)) console.log(`  ${pct(f.share)}  ${f.name}`);
+  }
 }
