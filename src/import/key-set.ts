@@ -1,9 +1,10 @@
 /**
  * The set of idempotency keys seen in a run, kept compact so memory stays flat: a Map of
- * a million 45-character keys costs ~100 MB, this 16 MB (12 bytes a slot, at most 80% full). Each key is stored as a 64-bit
- * fingerprint (the first 64 bits of its SHA-256; derived keys already are SHA-256 hex) in an
- * open-addressing table, with the 1-based row that first had it. Two different keys share a
- * fingerprint with probability ~n²/2⁶⁵ (3·10⁻⁸ for a million rows).
+ * a million 45-character keys costs ~100 MB, this 16 MB (12 bytes a slot, at most 80% full).
+ * Each key is stored as a 64-bit fingerprint (the first 64 bits of its SHA-256; derived keys
+ * already are SHA-256 hex) in an open-addressing table, with the 1-based row that first had
+ * it. Two different keys share a fingerprint with probability ~n²/2⁶⁵ (3·10⁻⁸ for a million
+ * rows).
  */
 import { createHash } from 'node:crypto';
 

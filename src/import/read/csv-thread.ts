@@ -136,7 +136,8 @@ export async function openCsvInThread(inspected: InspectedFile, options: ReadOpt
   let waiting: (() => void) | undefined;
   let failure: Error | undefined;
   let exited = false;
-  const exit = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  let onExit = () => {};
+  const exit = new Promise<void>((resolve) => (onExit = resolve));
   worker.on('message', (message: FromWorker) => {
     inbox.push(message);
     waiting?.();
@@ -149,6 +150,7 @@ export async function openCsvInThread(inspected: InspectedFile, options: ReadOpt
     exited = true;
     failure ??= new Error(`CSV reader thread stopped (exit code ${code}) before the end of the file`);
     waiting?.();
+    onExit();
   });
   const next = async (): Promise<FromWorker> => {
     for (;;) {

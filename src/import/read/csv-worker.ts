@@ -29,11 +29,9 @@ port.on('message', (message: ToWorker) => {
 const send = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
 async function run({ inspected, options }: WorkerInput): Promise<void> {
-  // A Buffer arrives as a plain Uint8Array: the reader wants a Buffer again.
-  const sample = Buffer.from(inspected.sample.buffer, inspected.sample.byteOffset, inspected.sample.byteLength);
   let source: RowSource;
   try {
-    source = await openCsv({ ...inspected, sample }, options);
+    source = await openCsv(inspected, options);
   } catch (error) {
     send({ type: 'error', error: sendableError(error) });
     return;

@@ -9,8 +9,11 @@ export interface InspectedFile {
   file: string;
   format: 'csv' | 'xlsx';
   sizeBytes: number;
-  /** The first SAMPLE_BYTES of the file (fewer when the file is smaller). */
-  sample: Buffer;
+  /**
+   * The first SAMPLE_BYTES of the file (fewer when the file is smaller). A Uint8Array: that
+   * is what it is again after crossing to the reader thread.
+   */
+  sample: Uint8Array;
   /** The sample is the whole file. */
   complete: boolean;
 }
