@@ -24,6 +24,21 @@ interface StreamedSheet extends AsyncIterable<ExcelJS.Row> {
  * as every xlsx reader must). The header is the first non-empty row; `line` is the sheet row.
  */
 export async function openXlsx(inspected: InspectedFile, options: ReadOptions): Promise<RowSource> {
+  // exceljs's single streaming pass over the zip sometimes stops before the entries stored
+  // after the worksheets (exceljs#3064; Excel stores the shared strings there): the same file
+  // reads whole the next time. Seen before the header is returned, the read starts over.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await openXlsxOnce(inspected, options);
+    } catch (error) {
+      if (!(error instanceof InputError && error.code === 'xlsx_incomplete') || attempt === XLSX_ATTEMPTS) throw error;
+    }
+  }
+}
+
+const XLSX_ATTEMPTS = 3;
+
+async function openXlsxOnce(inspected: InspectedFile, options: ReadOptions): Promise<RowSource> {
   const { file } = inspected;
   const stream = createReadStream(file, { highWaterMark: 64 * 1024 });
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(stream, {
@@ -100,6 +115,13 @@ async function* readSheet(
     }
   } catch (error) {
     if (error instanceof InputError) throw error;
+    if (error instanceof LostSharedStrings) {
+      throw new InputError(
+        `${file}: the workbook was read incompletely (its shared strings never arrived, exceljs#3064): run again`,
+        'xlsx_incomplete',
+        { file },
+      );
+    }
     const reason = error instanceof Error ? error.message : String(error);
     throw new InputError(
       `${file}: cannot read the workbook (${reason}): is it a valid .xlsx file?`,
@@ -148,11 +170,16 @@ export function targetSheet(selector: string | undefined, names: readonly string
   return /^\d+$/.test(selector.trim()) ? names[Number(selector) - 1] : undefined;
 }
 
+/** A cell that still holds a shared-string index: exceljs never read the shared-strings table. */
+class LostSharedStrings extends Error {}
+
 function rowValues(row: ExcelJS.Row, date1904: boolean): string[] {
   const values: string[] = [];
   row.eachCell({ includeEmpty: false }, (cell, column) => {
+    const value: unknown = cell.value;
+    if (typeof value === 'object' && value !== null && 'sharedString' in value) throw new LostSharedStrings();
     while (values.length < column - 1) values.push('');
-    values[column - 1] = cellText(cell.value, cell.numFmt, date1904);
+    values[column - 1] = cellText(value, cell.numFmt, date1904);
   });
   return values;
 }
