@@ -4,11 +4,13 @@
  * parsing, validation, results file or retries. Prints one JSON line with rows/s and CPU.
  * argv[2] is JSON: { url, token, bodiesFile, privateKeyFile, concurrency, rows, timeoutMs,
  * unsigned } — with `unsigned`, no signing at all (for a sandbox that does not verify).
+ * The second half of the run is also reported apart, as in import-unsigned.js.
  */
 import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
 import { createSigner } from '../../dist/index.js';
+import { halfway } from './halfway.js';
 
 const options = JSON.parse(process.argv[2] ?? '{}');
 const bodies = readFileSync(options.bodiesFile, 'utf8')
@@ -28,6 +30,7 @@ const headers = {
 };
 const statuses = {};
 let next = 0;
+const steady = halfway(bodies.length);
 
 const started = performance.now();
 const cpuBefore = process.cpuUsage();
@@ -44,14 +47,16 @@ const lane = async () => {
     });
     await response.body.text();
     statuses[response.statusCode] = (statuses[response.statusCode] ?? 0) + 1;
+    steady.done();
   }
 };
 await Promise.all(Array.from({ length: options.concurrency }, lane));
 const elapsedS = (performance.now() - started) / 1000;
 const cpu = process.cpuUsage(cpuBefore);
+const second = steady.result();
 await pool.close();
 const sent = Object.values(statuses).reduce((a, b) => a + b, 0);
 const loopCpuS = (cpu.user + cpu.system) / 1e6;
 process.stdout.write(
-  `${JSON.stringify({ rows: sent, statuses, elapsedS, rowsPerSecond: sent / elapsedS, loopCpuS })}\n`,
+  `${JSON.stringify({ rows: sent, statuses, elapsedS, rowsPerSecond: sent / elapsedS, loopCpuS, steady: second })}\n`,
 );

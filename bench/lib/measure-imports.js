@@ -117,6 +117,8 @@ export function floorRun(ctx, { rows, concurrency, latencyMs = 0, round = 0 }) {
  * Their CPU per row is what each costs besides the signature. With `rounds` > 1 the two run
  * alternately that many times and the run with the median CPU per row of each is kept: a
  * difference of tens of µs per row is within one run's noise on a shared machine.
+ * Each run also reports its second half apart (`steady`: from half the rows done to the
+ * end, children/halfway.js); `steadyCpuUs` is the median of those CPU figures per row.
  */
 export function unsignedRuns(ctx, { rows, concurrency, latencyMs = 0, rounds = 1 }) {
   return cached(ctx, `unsigned:${rows}:${concurrency}:${latencyMs}:${rounds}`, async () => {
@@ -127,11 +129,17 @@ export function unsignedRuns(ctx, { rows, concurrency, latencyMs = 0, rounds = 1
       bares.push(bare);
       pipelines.push(pipeline);
     }
-    return { bare: median(bares), pipeline: median(pipelines), rounds };
+    return {
+      bare: { ...median(bares), steadyCpuUs: medianOf(bares.map(steadyCpuUs)) },
+      pipeline: { ...median(pipelines), steadyCpuUs: medianOf(pipelines.map(steadyCpuUs)) },
+      rounds,
+    };
   });
 }
 
 const cpuPerRow = (run) => run.cpuS / run.rows;
+const steadyCpuUs = (run) => (run.steady.cpuS / run.steady.rows) * 1e6;
+const medianOf = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
 
 function median(runs) {
   const sorted = [...runs].sort((a, b) => cpuPerRow(a) - cpuPerRow(b));
@@ -146,12 +154,12 @@ async function unsignedPair(ctx, { rows, concurrency, latencyMs, round, rounds }
     ctx.log(`  unsigned bare undici loop, ${at}…`);
     const run = await postBodies(ctx, service, { rows, concurrency, unsigned: true });
     if (run.statuses['201'] !== rows) throw new Error(`unsigned loop: ${JSON.stringify(run.statuses)}`);
-    return { result: run, summary: { rows, rowsPerSecond: run.rowsPerSecond, cpuS: run.loopCpuS } };
+    return { result: run, summary: { rows, rowsPerSecond: run.rowsPerSecond, cpuS: run.loopCpuS, steady: run.steady } };
   });
   const pipeline = await withSandbox(ctx, { verifySignatures: false, latencyMs }, async (service) => {
     ctx.log(`  unsigned import pipeline (library, constant signer), ${at}…`);
     const results = tempPath(ctx, 'unsigned.results.csv');
-    const options = { url: service.url, token: service.token, file, results, concurrency };
+    const options = { url: service.url, token: service.token, file, results, concurrency, rows };
     const result = await runNode(ctx, child('import-unsigned'), [JSON.stringify(options)], {
       timeoutMs: timeoutFor(rows, 200),
       label: 'unsigned import',
@@ -160,6 +168,7 @@ async function unsignedPair(ctx, { rows, concurrency, latencyMs, round, rounds }
     rmSync(results, { force: true });
     const summary = lastJson(result.stdout, 'unsigned import');
     if (summary.created !== rows) throw new Error(`unsigned import: ${summary.created} of ${rows} created`);
+    if (summary.steady === undefined) throw new Error('unsigned import: no second half measured');
     return { result, summary };
   });
   return { bare, pipeline };
