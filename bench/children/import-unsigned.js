@@ -6,8 +6,12 @@
  * without the run's fixed start-up (JIT compilation, first connections, first-use setup).
  * argv[2] is JSON: { url, token, file, results, concurrency, rows }. Prints one JSON line.
  */
-import { createServiceClient, importClients } from '../../dist/index.js';
+import { setFlagsFromString } from 'node:v8';
 import { halfway } from './halfway.js';
+
+// As the ccs-bulk command runs (src/bin.cts), before the pipeline's code is loaded.
+setFlagsFromString('--no-allocation-site-pretenuring');
+const { createServiceClient, importClients } = await import('../../dist/index.js');
 
 const options = JSON.parse(process.argv[2] ?? '{}');
 const client = createServiceClient({
