@@ -62,11 +62,22 @@ export interface ResultsFile {
 /** One results line (LF-terminated), built in one pass: it is written for every row. */
 export function formatLine(line: ResultLine): string {
   let text =
-    `${line.row},${line.outcome},${optional(line.clientId)},${line.httpStatus ?? ''},${line.attempts ?? ''},` +
+    `${rowNumber(line.row)},${line.outcome},${optional(line.clientId)},${line.httpStatus ?? ''},${line.attempts ?? ''},` +
     `${optional(line.key)},${optional(line.errorType)},${optional(line.errorCode)},${optional(line.errorParam)},` +
     `${optional(line.errorMessage)},${optional(line.requestId)}`;
   for (const value of line.values) text += `,${csvCell(value)}`;
   return `${text}\n`;
+}
+
+/**
+ * A row number as text, without V8's number-to-string cache: `${n}` puts each new number's
+ * string in that cache, which lives in the old generation, so every row's string outlived the
+ * young generation and was promoted: 25 MB of garbage for a million rows, held until the next
+ * full collection (validate's peak grew with the file). toFixed(0) writes the same digits for
+ * any whole number below 10²¹ and does not cache.
+ */
+function rowNumber(row: number): string {
+  return row.toFixed(0);
 }
 
 function optional(value: string | undefined): string {
