@@ -49,9 +49,9 @@ function options() {
       help: { type: 'boolean', default: false },
     },
   });
-  const whole = (flag, text) => {
+  const whole = (flag, text, least = 1) => {
     const value = Number(text);
-    if (!Number.isInteger(value) || value < 1) throw new Error(`${flag} must be a whole number ≥ 1`);
+    if (!Number.isInteger(value) || value < least) throw new Error(`${flag} must be a whole number ≥ ${least}`);
     return value;
   };
   const names = values.only?.split(',').map((item) => item.trim()) ?? PARTS.map((part) => part.name);
@@ -60,7 +60,8 @@ function options() {
   return {
     help: values.help,
     quick: values.quick,
-    rows: values.rows === undefined ? undefined : whole('--rows', values.rows),
+    // Two at least: the second half of a run is measured apart.
+    rows: values.rows === undefined ? undefined : whole('--rows', values.rows, 2),
     only: names,
     concurrency: whole('--concurrency', values.concurrency),
     withAlternatives: values['with-alternatives'],

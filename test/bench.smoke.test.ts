@@ -31,7 +31,7 @@ afterAll(() => temp.cleanup());
 describe('npm run bench', () => {
   it('measures import against its floor and export against its baseline, and writes the results file', async () => {
     const out = join(temp.dir, 'results.json');
-    const args = ['bench/run.js', '--quick', '--rows', '300', '--only', 'import,export', '--out', out];
+    const args = ['bench/run.js', '--quick', '--rows', '100', '--only', 'import,export', '--out', out];
     const { stdout } = await run(process.execPath, args, { cwd: ROOT, timeout: 110_000 });
     expect(stdout).toContain('| Part');
 
@@ -48,7 +48,7 @@ describe('npm run bench', () => {
     expect(replay?.figure).toBe('20/20 replayed');
     expect(replay?.result).toBe('pass');
 
-    const imported = rows.find((row) => row.measure.startsWith('import 300 rows'));
+    const imported = rows.find((row) => row.measure.startsWith('import 100 rows'));
     expect(imported?.result).not.toBe('info');
     const steady = rows.find((row) => row.measure.includes('second half'));
     expect(steady?.figure).toMatch(/^-?[\d,]+ µs$/);

@@ -37,6 +37,7 @@ const summary = await importClients({
   concurrency: options.concurrency,
 });
 const cpu = process.cpuUsage(cpuBefore);
+const second = steady.result();
 await client.close();
 const elapsedS = summary.elapsedMs / 1000;
 process.stdout.write(
@@ -46,6 +47,6 @@ process.stdout.write(
     elapsedS,
     rowsPerSecond: summary.rows / elapsedS,
     cpuS: (cpu.user + cpu.system) / 1e6,
-    steady: steady.result(),
+    steady: second,
   })}\n`,
 );
