@@ -149,6 +149,26 @@ describe('send window --rate', () => {
     // 50 ms apart at 20/s (a timer may fire a millisecond early).
     for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(45);
   });
+
+  it('keeps sends apart when a busy event loop fires a wait late', async () => {
+    const window = createSendWindow({ concurrency: 4, ahead: 4, rate: 20 });
+    const starts: number[] = [];
+    const started = Date.now();
+    // The event loop is busy from 40 to 80 ms: the second send's wait ends late, at ~80 ms.
+    setTimeout(() => {
+      const until = Date.now() + 40;
+      while (Date.now() < until);
+    }, 40);
+    for (let row = 0; row < 4; row++) {
+      await window.slot();
+      window.run(() => window.wire(async () => void starts.push(Date.now() - started)));
+    }
+    await window.drain();
+    expect(starts).toHaveLength(4);
+    const gaps = starts.slice(1).map((at, i) => at - starts[i]!);
+    // The third waits from the second's actual start, not from when the second was due.
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(45);
+  });
 });
 
 describe('progress', () => {

@@ -32,7 +32,7 @@ export interface SendWindowOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** Pure: when the next send may start, spacing sends `1000 / rate` ms apart. */
+/** Pure: when the next send may start, `1000 / rate` ms after the previous one started. */
 export function nextSendAt(previous: number, now: number, rate: number): number {
   return Math.max(now, previous + 1000 / rate);
 }
@@ -43,7 +43,18 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
   const signing = pLimit(ahead);
   const running = new Set<Promise<void>>();
   let waiter: (() => void) | undefined;
+  // --rate: sends take turns through this chain; each waits from the moment the previous one
+  // actually started, so a timer that fires late (a busy event loop) never lets two bunch up.
+  let turns: Promise<void> = Promise.resolve();
   let lastStart = Number.NEGATIVE_INFINITY;
+  const paced = (rate: number): Promise<void> => {
+    turns = turns.then(async () => {
+      const wait = nextSendAt(lastStart, Date.now(), rate) - Date.now();
+      if (wait > 0) await sleep(wait, undefined, { signal }).catch(() => undefined);
+      lastStart = Date.now();
+    });
+    return turns;
+  };
 
   return {
     async slot() {
@@ -67,12 +78,7 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
     // must not go out back to back when a slow request frees it.
     wire: (work) =>
       wire(async () => {
-        if (rate !== undefined) {
-          const at = nextSendAt(lastStart, Date.now(), rate);
-          lastStart = at;
-          const wait = at - Date.now();
-          if (wait > 0) await sleep(wait, undefined, { signal }).catch(() => undefined);
-        }
+        if (rate !== undefined) await paced(rate);
         return work();
       }),
     async drain() {
