@@ -112,6 +112,24 @@ export function floorRun(ctx, { rows, concurrency, latencyMs = 0, round = 0 }) {
 }
 
 /**
+ * The import between two halves of its floor (A/2 B A/2): the machine's speed drifts by ±10%
+ * over minutes, and linear drift cancels out of the ratio.
+ */
+export async function importBetweenFloors(ctx, { rows, concurrency, latencyMs = 0, replayCheck = 0 }) {
+  const half = Math.ceil(rows / 2);
+  const before = await floorRun(ctx, { rows: half, concurrency, latencyMs, round: 1 });
+  const imported = await importRun(ctx, { rows, concurrency, latencyMs, replayCheck });
+  const after = await floorRun(ctx, { rows: half, concurrency, latencyMs, round: 2 });
+  const floor = {
+    rows: half * 2,
+    rowsPerSecond: (half * 2) / (before.elapsedS + after.elapsedS),
+    halves: [before, after],
+    foreignCores: Math.max(before.foreignCores ?? 0, after.foreignCores ?? 0),
+  };
+  return { imported, floor };
+}
+
+/**
  * The unsigned equivalents, each against a fresh sandbox that does not verify: the import
  * pipeline through the library with a constant signer, and the bare undici loop unsigned.
  * Their CPU per row is what each costs besides the signature. With `rounds` > 1 the two run

@@ -15,7 +15,7 @@
  * spreads over its rows and a million-row import does not notice.
  */
 import { count, perSecond, row } from '../lib/report.js';
-import { floorRun, importRun, unsignedRuns } from '../lib/measure-imports.js';
+import { importBetweenFloors, unsignedRuns } from '../lib/measure-imports.js';
 
 export const name = 'import';
 const REPLAY_CHECK = 20;
@@ -25,16 +25,7 @@ const perRowUs = (run) => (run.cpuS / run.rows) * 1e6;
 export async function run(ctx) {
   const rows = ctx.sizes.importRows;
   const concurrency = ctx.concurrency;
-  const half = Math.ceil(rows / 2);
-  const before = await floorRun(ctx, { rows: half, concurrency, round: 1 });
-  const imported = await importRun(ctx, { rows, concurrency, replayCheck: REPLAY_CHECK });
-  const after = await floorRun(ctx, { rows: half, concurrency, round: 2 });
-  const floor = {
-    rows: half * 2,
-    rowsPerSecond: (half * 2) / (before.elapsedS + after.elapsedS),
-    halves: [before, after],
-    foreignCores: Math.max(before.foreignCores ?? 0, after.foreignCores ?? 0),
-  };
+  const { imported, floor } = await importBetweenFloors(ctx, { rows, concurrency, replayCheck: REPLAY_CHECK });
   const unsigned = await unsignedRuns(ctx, { rows, concurrency, rounds: 3 });
   const pipelineUs = perRowUs(unsigned.pipeline);
   const bareUs = perRowUs(unsigned.bare);

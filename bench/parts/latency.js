@@ -7,7 +7,7 @@
  * signed floor runs in two halves around the import, as in part 1, so drift cancels out.
  */
 import { count, perSecond, row } from '../lib/report.js';
-import { floorRun, importRun, unsignedRuns } from '../lib/measure-imports.js';
+import { importBetweenFloors, unsignedRuns } from '../lib/measure-imports.js';
 
 export const name = 'latency';
 const LATENCY_MS = 50;
@@ -21,16 +21,7 @@ export async function run(ctx) {
   for (const concurrency of CONCURRENCIES) {
     const rows = ctx.sizes.latencyRows;
     const ideal = concurrency / (LATENCY_MS / 1000);
-    const half = Math.ceil(rows / 2);
-    const before = await floorRun(ctx, { rows: half, concurrency, latencyMs: LATENCY_MS, round: 1 });
-    const imported = await importRun(ctx, { rows, concurrency, latencyMs: LATENCY_MS });
-    const after = await floorRun(ctx, { rows: half, concurrency, latencyMs: LATENCY_MS, round: 2 });
-    const floor = {
-      rows: half * 2,
-      rowsPerSecond: (half * 2) / (before.elapsedS + after.elapsedS),
-      halves: [before, after],
-      foreignCores: Math.max(before.foreignCores ?? 0, after.foreignCores ?? 0),
-    };
+    const { imported, floor } = await importBetweenFloors(ctx, { rows, concurrency, latencyMs: LATENCY_MS });
     const unsignedRows = Math.max(rows, concurrency * UNSIGNED_ROUNDS);
     const unsigned = await unsignedRuns(ctx, { rows: unsignedRows, concurrency, latencyMs: LATENCY_MS });
     out.push(
