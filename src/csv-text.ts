@@ -1,10 +1,8 @@
 /**
  * CSV records as text (RFC 4180 quoting), for the files ccs-bulk writes: the export, the
  * results file and the --failed file. A cell with a comma, a quote, CR or LF is quoted, its
- * quotes doubled. By hand because it is three lines on the hot path of every writer:
- * csv-stringify cost a sixth of `validate`'s time (its options and per-call set-up), and with
- * a CRLF record delimiter it leaves a cell holding a bare LF unquoted, which splits the record
- * for every reader.
+ * quotes doubled. By hand: it is on every writer's hot path (csv-stringify's per-call set-up
+ * showed in validate's profile), and csv-stringify with CRLF leaves a bare LF unquoted.
  */
 const NEEDS_QUOTES = /[",\r\n]/;
 

@@ -1,5 +1,5 @@
 /**
- * One small error family. Each error has a stable `code` and the exit code SPEC.md gives it;
+ * One small error family. Each error has a stable `code` and its exit code;
  * only main.ts turns them into exit codes and messages. Expected failures never show a stack.
  */
 

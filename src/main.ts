@@ -1,5 +1,5 @@
 /**
- * The one place that ends the process: maps the error family to SPEC.md exit codes and
+ * The one place that ends the process: maps the error family to exit codes and
  * prints expected failures as one clear line, never a stack trace.
  */
 import { setMaxListeners } from 'node:events';

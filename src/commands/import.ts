@@ -1,6 +1,6 @@
 /**
  * `ccs-bulk import` and `validate`: connect, run the pipeline, print the plan and summary,
- * and turn the outcome into SPEC.md's exit code.
+ * and turn the outcome into an exit code.
  */
 import type { ExitCode } from '../errors.js';
 import { type ImportPlan, type ImportSummary, importClients } from '../import/run-import.js';

@@ -46,7 +46,7 @@ export interface SandboxCommandIo {
   signal?: AbortSignal | undefined;
 }
 
-/** The CLI's historical default port (SPEC.md); the library defaults to an ephemeral one. */
+/** The command's documented port; the library defaults to an ephemeral one. */
 const DEFAULT_PORT = 4010;
 
 export async function runSandbox(args: SandboxCommandArgs, io: SandboxCommandIo): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * The export's columns (SPEC.md "Export") and the flattening of one client detail into them:
+ * The export's columns and the flattening of one client detail into them:
  * `bank_information` becomes three `bank_*` columns, `documents` a count and the list itself.
  */
 import type { Client } from '../service/schemas.js';

@@ -2,7 +2,7 @@
  * Pages through List Clients whatever the server's page base, yielding each page's clients not
  * written before, in order, with up to `prefetch` requests in flight ahead of the writer.
  *
- * Page numbering is not published (SPEC.md), so:
+ * Page numbering is not published (docs/service.md#paging), so:
  * - start at page 0; a 400/422 about `page` (or with no param) means "1-based", restart at 1;
  *   an empty page 0 is checked against page 1, for servers that answer 0 with nothing;
  * - a page 1 identical to page 0 is a 1-based server serving page 0 as its first page: skipped;

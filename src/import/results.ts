@@ -69,13 +69,7 @@ export function formatLine(line: ResultLine): string {
   return `${text}\n`;
 }
 
-/**
- * A row number as text, without V8's number-to-string cache: `${n}` puts each new number's
- * string in that cache, which lives in the old generation, so every row's string outlived the
- * young generation and was promoted: 25 MB of garbage for a million rows, held until the next
- * full collection (validate's peak grew with the file). toFixed(0) writes the same digits for
- * any whole number below 10²¹ and does not cache.
- */
+/** toFixed(0), not `${n}`: V8 caches number strings in the old generation (bench/README.md). */
 function rowNumber(row: number): string {
   return row.toFixed(0);
 }
@@ -92,7 +86,7 @@ export interface OpenResultsOptions {
   buffered?: boolean;
 }
 
-/** Refuses an existing results file unless the run resumes or replaces it (SPEC.md). */
+/** Refuses an existing results file unless the run resumes or replaces it. */
 export async function assertResultsUsable(path: string, options: { resume: boolean; overwrite: boolean }): Promise<boolean> {
   const exists = await stat(path).then(
     () => true,

@@ -1,5 +1,5 @@
 /**
- * Replies in the service's published wire format (SPEC.md): success envelopes and the error
+ * Replies in the service's wire format (docs/service.md#envelopes): success envelopes and the error
  * body `{"error": {type, code, message, param, request_id, doc_url, details}}`. Handlers build
  * a Reply (status + JSON text); only server.ts writes it to a socket.
  */

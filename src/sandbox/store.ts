@@ -22,7 +22,7 @@ export interface SandboxBankInformation {
   swift_code: string | null;
 }
 
-/** Client detail exactly as the service publishes it (SPEC.md); nothing more goes on the wire. */
+/** Client detail as the service sends it (docs/service.md#client-detail); nothing more goes on the wire. */
 export interface SandboxClient {
   id: string;
   name: string;

@@ -4,7 +4,7 @@
  */
 
 export interface RetryPolicy {
-  /** Retries after the first attempt (SPEC.md: --retries, default 5). */
+  /** Retries after the first attempt (--retries). */
   retries: number;
   /** First backoff ceiling; doubles each attempt. */
   baseDelayMs: number;
@@ -21,7 +21,7 @@ export const DEFAULT_RETRY: RetryPolicy = {
   maxRetryAfterMs: 120_000,
 };
 
-/** SPEC.md: network errors, 408, 425, 429, 500, 502, 503, 504 are retried; nothing else. */
+/** Network errors and these statuses are retried; nothing else (docs/service.md#error-schema). */
 const RETRYABLE_STATUSES = new Set([408, 425, 429, 500, 502, 503, 504]);
 
 export function isRetryableStatus(status: number): boolean {

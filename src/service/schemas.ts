@@ -1,5 +1,5 @@
 /**
- * The wire format of the Client Credit Service, as far as it is published (SPEC.md).
+ * The wire format of the Client Credit Service, as far as it is known (docs/service.md).
  * The client parses every response through these; the sandbox produces them.
  */
 import { z } from 'zod';
@@ -87,7 +87,6 @@ export const errorBodySchema = z.object({
     details: z.unknown().optional(),
   }),
 });
-export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 export interface ListClientsQuery {
   status?: readonly ClientStatus[];

@@ -1,12 +1,8 @@
 /**
- * X-Signature: base64 of an RSA signature over the exact body bytes sent (SPEC.md).
- * The hash and padding are not published; PKCS#1 v1.5 + SHA-256 is the default.
- *
- * Signing RSA-4096 costs ~3.4 ms of CPU, the ceiling of every import, so it never runs on
- * the main thread: the callback form of crypto.sign runs in libuv's thread pool, and the
- * pool is sized to the machine's cores (see sizeThreadPool). The key is parsed once.
+ * X-Signature: base64 of an RSA signature over the exact body bytes sent (docs/service.md#signing).
+ * Signing runs in libuv's thread pool (crypto.sign's callback form), never on the event loop.
  */
-import { constants, createPublicKey, generateKeyPair, type KeyObject, sign, verify } from 'node:crypto';
+import { constants, generateKeyPair, type KeyObject, sign, verify } from 'node:crypto';
 import { promisify } from 'node:util';
 
 export type SignatureHash = 'sha256' | 'sha512';
@@ -34,10 +30,7 @@ function keyInput(key: KeyObject, scheme: SignatureScheme) {
     : { key, padding: constants.RSA_PKCS1_PADDING };
 }
 
-/**
- * A signer over a parsed private key. `maxInFlight` bounds the signatures queued in the
- * thread pool at once (1 = one core's worth, used to measure the pool's gain).
- */
+/** A signer over a private key parsed once. */
 export function createSigner(privateKey: KeyObject, scheme: SignatureScheme = DEFAULT_SCHEME): Signer {
   const input = keyInput(privateKey, scheme);
   return {
@@ -83,8 +76,4 @@ export async function generateRsaKeyPair(): Promise<PemKeyPair> {
     privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
   });
   return { privateKeyPem: privateKey, publicKeyPem: publicKey };
-}
-
-export function publicKeyOf(privateKey: KeyObject): KeyObject {
-  return createPublicKey(privateKey);
 }

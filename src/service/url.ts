@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { UsageError } from '../errors.js';
 
 /**
- * SPEC.md: HTTPS is mandatory for the real service; plain http:// is allowed only to
+ * HTTPS is mandatory for the real service; plain http:// is allowed only to
  * loopback hosts (the sandbox). Checked before any connection is made.
  */
 export function checkBaseUrl(text: string): URL {

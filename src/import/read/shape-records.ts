@@ -31,7 +31,6 @@ function lastNonBlank(values: readonly string[], from: number): number {
 
 export interface HeaderAndRecords {
   headers: string[];
-  headerLine: number;
   batches: AsyncGenerator<RawRecord[]>;
 }
 
@@ -48,7 +47,7 @@ export async function splitHeader(source: AsyncGenerator<LineRecord[]>): Promise
     const header = next.value[at]!;
     const headers = shapeHeaders(header.values);
     const rest = next.value.slice(at + 1);
-    return { headers, headerLine: header.line, batches: numberRecords(rest, source, headers.length) };
+    return { headers, batches: numberRecords(rest, source, headers.length) };
   }
 }
 
