@@ -4,12 +4,18 @@
  */
 import yargs, { type Argv } from 'yargs';
 import { UsageError } from './errors.js';
+import { EXPORT_DEFAULTS, EXPORT_FORMATS } from './export/defaults.js';
+import { DATE_FORMATS, IMPORT_DEFAULTS } from './import/defaults.js';
 import type { Io } from './io.js';
+import { DEFAULT_FAULTS } from './sandbox/faults.js';
+import { SANDBOX_DEFAULTS } from './sandbox/defaults.js';
+import { SERVICE_DEFAULTS } from './service/defaults.js';
 
 const CONNECTION = 'Connection:';
 const INPUT = 'Input:';
 const OUTPUT = 'Output:';
 const SENDING = 'Sending:';
+const FAULTS = 'Faults:';
 
 function connectionFlags<T>(y: Argv<T>) {
   return y
@@ -31,10 +37,15 @@ function connectionFlags<T>(y: Argv<T>) {
     .option('timeout', {
       type: 'number',
       group: CONNECTION,
-      default: 30,
+      default: SERVICE_DEFAULTS.timeoutMs / 1000,
       describe: 'seconds to wait for a response',
     })
-    .option('retries', { type: 'number', group: CONNECTION, default: 5, describe: 'retries per request' })
+    .option('retries', {
+      type: 'number',
+      group: CONNECTION,
+      default: SERVICE_DEFAULTS.retries,
+      describe: 'retries per request',
+    })
     .option('quiet', { type: 'boolean', alias: 'q', describe: 'no progress on stderr' })
     .option('progress-interval', {
       type: 'number',
@@ -56,12 +67,12 @@ function signingFlags<T>(y: Argv<T>) {
     })
     .option('signature-hash', {
       choices: ['sha256', 'sha512'] as const,
-      default: 'sha256' as const,
+      default: SERVICE_DEFAULTS.scheme.hash,
       group: CONNECTION,
     })
     .option('signature-padding', {
       choices: ['pkcs1', 'pss'] as const,
-      default: 'pkcs1' as const,
+      default: SERVICE_DEFAULTS.scheme.padding,
       group: CONNECTION,
     });
 }
@@ -87,27 +98,34 @@ function importFlags<T>(y: Argv<T>) {
       group: INPUT,
       describe: 'field=Header for a column the matcher does not find (repeatable)',
     })
-    .option('date-format', {
-      choices: ['YYYY-MM-DD', 'DD/MM/YYYY', 'MM/DD/YYYY'] as const,
-      default: 'YYYY-MM-DD' as const,
-      group: INPUT,
-    })
+    .option('date-format', { choices: DATE_FORMATS, default: IMPORT_DEFAULTS.dateFormat, group: INPUT })
     .option('encoding', { type: 'string', group: INPUT, describe: 'input encoding (detected when absent)' })
     .option('delimiter', { type: 'string', group: INPUT, describe: 'field delimiter (detected when absent)' })
     .option('sheet', { type: 'string', group: INPUT, describe: '.xlsx sheet name or 1-based number' })
     .option('max-record-size', {
       type: 'number',
+      default: IMPORT_DEFAULTS.maxRecordSize,
       group: INPUT,
-      describe: 'bytes allowed in one record (default 1 MiB)',
+      describe: 'bytes allowed in one record',
     })
-    .option('application-date-field', { type: 'string', default: 'application_date', group: SENDING })
+    .option('application-date-field', {
+      type: 'string',
+      default: IMPORT_DEFAULTS.applicationDateField,
+      group: SENDING,
+      describe: 'wire name of the application date',
+    })
     .option('liquidity-type', {
       type: 'string',
-      default: 'chain',
+      default: IMPORT_DEFAULTS.liquidityType,
       group: SENDING,
       describe: 'liquidity_type for rows without that column',
     })
-    .option('concurrency', { type: 'number', default: 8, group: SENDING, describe: 'requests in flight' })
+    .option('concurrency', {
+      type: 'number',
+      default: IMPORT_DEFAULTS.concurrency,
+      group: SENDING,
+      describe: 'requests in flight',
+    })
     .option('rate', { type: 'number', group: SENDING, describe: 'at most N requests per second' })
     .option('max-errors', { type: 'number', group: SENDING, describe: 'stop (exit 3) after N failed rows' });
 }
@@ -116,17 +134,17 @@ function exportFlags<T>(y: Argv<T>) {
   return connectionFlags(y)
     .option('out', {
       type: 'string',
-      default: '-',
+      default: EXPORT_DEFAULTS.out,
       requiresArg: true,
       group: OUTPUT,
       describe: "output file, '-' for stdout",
     })
-    .option('format', { choices: ['csv', 'jsonl'] as const, default: 'csv' as const, group: OUTPUT })
+    .option('format', { choices: EXPORT_FORMATS, default: EXPORT_DEFAULTS.format, group: OUTPUT })
     .option('columns', { type: 'string', group: OUTPUT, describe: 'comma list of columns, in order' })
     .option('bom', { type: 'boolean', group: OUTPUT, describe: 'start the CSV with a UTF-8 BOM (Excel)' })
     .option('escape-formulas', {
       type: 'boolean',
-      default: true,
+      default: EXPORT_DEFAULTS.escapeFormulas,
       group: OUTPUT,
       describe: "prefix cells starting with = + - @ tab CR with ' (--no-escape-formulas to turn off)",
     })
@@ -137,13 +155,78 @@ function exportFlags<T>(y: Argv<T>) {
       type: 'string',
       describe: 'ISO date or date-time, inclusive (a date means the whole day)',
     })
-    .option('direction', { choices: ['asc', 'desc'] as const, default: 'asc' as const })
-    .option('page-size', { type: 'number', default: 100 })
-    .option('prefetch', { type: 'number', default: 4, describe: 'pages fetched ahead of the writer' });
+    .option('direction', { choices: ['asc', 'desc'] as const, default: EXPORT_DEFAULTS.direction })
+    .option('page-size', { type: 'number', default: EXPORT_DEFAULTS.pageSize, describe: 'clients per page' })
+    .option('prefetch', {
+      type: 'number',
+      default: EXPORT_DEFAULTS.prefetch,
+      describe: 'pages fetched ahead of the writer',
+    });
 }
 
-export type ImportArgv = Awaited<ReturnType<typeof importFlags>['argv']> & { dryRun?: boolean | undefined };
-export type ExportArgv = Awaited<ReturnType<typeof exportFlags>['argv']>;
+function sandboxFlags<T>(y: Argv<T>) {
+  return y
+    .option('port', { type: 'number', default: SANDBOX_DEFAULTS.commandPort, describe: '0 picks a free port' })
+    .option('host', { type: 'string', default: SANDBOX_DEFAULTS.host, describe: 'interface to listen on' })
+    .option('token', {
+      type: 'string',
+      describe: 'bearer token to accept (default: a fresh lk_sandbox_ token)',
+    })
+    .option('public-key', { type: 'string', describe: 'SPKI PEM file to verify signatures with' })
+    .option('seed', { type: 'number', describe: 'create N varied clients at start' })
+    .option('seed-random', {
+      type: 'number',
+      default: SANDBOX_DEFAULTS.seedRandom,
+      describe: 'PRNG seed for seeding and faults',
+    })
+    .option('page-base', { choices: [0, 1] as const, default: SANDBOX_DEFAULTS.pageBase, describe: 'first page number' })
+    .option('max-page-size', { type: 'number', default: SANDBOX_DEFAULTS.maxPageSize, describe: 'largest size served' })
+    .option('latency', { type: 'number', group: FAULTS, describe: 'ms added to every request' })
+    .option('jitter', { type: 'number', group: FAULTS, describe: 'ms of random extra latency' })
+    .option('fail-rate', { type: 'number', group: FAULTS, describe: 'probability of a 5xx' })
+    .option('throttle-rate', { type: 'number', group: FAULTS, describe: 'probability of a 429 with Retry-After' })
+    .option('rate-limit', { type: 'number', group: FAULTS, describe: 'requests per second before 429' })
+    .option('drop-rate', {
+      type: 'number',
+      group: FAULTS,
+      describe: 'probability a connection is cut before handling',
+    })
+    .option('reset-rate', {
+      type: 'number',
+      group: FAULTS,
+      describe: 'probability a connection is cut after the client was created',
+    })
+    .option('retry-after', {
+      type: 'number',
+      group: FAULTS,
+      default: DEFAULT_FAULTS.retryAfterSeconds,
+      describe: 'seconds sent in Retry-After',
+    })
+    .option('auth-fail-after', { type: 'number', group: FAULTS, describe: 'answer 401 once N clients were created' })
+    .option('application-date-field', {
+      type: 'string',
+      default: SANDBOX_DEFAULTS.applicationDateField,
+      describe: 'wire name of the application date',
+    })
+    .option('verbose', { type: 'boolean', describe: 'one line per request on stderr' })
+    .option('verify-signatures', {
+      type: 'boolean',
+      default: SANDBOX_DEFAULTS.verifySignatures,
+      describe: '--no-verify-signatures for benchmarks of unsigned tools only',
+    })
+    .option('signature-hash', { choices: ['sha256', 'sha512'] as const, default: SANDBOX_DEFAULTS.signature.hash })
+    .option('signature-padding', {
+      choices: ['pkcs1', 'pss'] as const,
+      default: SANDBOX_DEFAULTS.signature.padding,
+    });
+}
+
+/** Drops the keys whose value is undefined: optional options stay absent, not undefined. */
+function definedOnly<T extends object>(values: { [K in keyof T]: T[K] | undefined }): T {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as T;
+}
+
+type ImportArgv = Awaited<ReturnType<typeof importFlags>['argv']>;
 
 /** Parses argv and runs the command; resolves to the command's exit code. */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
@@ -188,69 +271,34 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
     .command(
       'sandbox',
       'run a local emulator of the service, for rehearsals and tests',
-      (y) =>
-        y
-          .option('port', { type: 'number', default: 4010 })
-          .option('host', { type: 'string', default: '127.0.0.1' })
-          .option('token', {
-            type: 'string',
-            describe: 'bearer token to accept (default: a fresh lk_sandbox_ token)',
-          })
-          .option('public-key', { type: 'string', describe: 'SPKI PEM file to verify signatures with' })
-          .option('seed', { type: 'number', describe: 'create N varied clients at start' })
-          .option('seed-random', { type: 'number', describe: 'PRNG seed for seeding and faults' })
-          .option('page-base', { choices: [0, 1] as const, default: 0 as const })
-          .option('max-page-size', { type: 'number' })
-          .option('latency', { type: 'number', describe: 'ms added to every request' })
-          .option('jitter', { type: 'number', describe: 'ms of random extra latency' })
-          .option('fail-rate', { type: 'number', describe: 'probability of a 5xx' })
-          .option('throttle-rate', { type: 'number', describe: 'probability of a 429 with Retry-After' })
-          .option('rate-limit', { type: 'number', describe: 'requests per second before 429' })
-          .option('drop-rate', {
-            type: 'number',
-            describe: 'probability a connection is cut before handling',
-          })
-          .option('reset-rate', {
-            type: 'number',
-            describe: 'probability a connection is cut after the client was created',
-          })
-          .option('retry-after', { type: 'number', describe: 'seconds sent in Retry-After (default 1)' })
-          .option('auth-fail-after', { type: 'number', describe: 'answer 401 once N clients were created' })
-          .option('application-date-field', { type: 'string', describe: 'wire name of the application date' })
-          .option('verbose', { type: 'boolean', describe: 'one line per request on stderr' })
-          .option('verify-signatures', { type: 'boolean', default: true })
-          .option('signature-hash', { choices: ['sha256', 'sha512'] as const, default: 'sha256' as const })
-          .option('signature-padding', { choices: ['pkcs1', 'pss'] as const, default: 'pkcs1' as const }),
+      (y) => sandboxFlags(y),
       async (args) => {
         const { runSandbox } = await import('./commands/sandbox.js');
+        // Flag names → the library's option names, once.
         await runSandbox(
-          {
+          definedOnly({
             port: args.port,
             host: args.host,
-            ...(args.token !== undefined && { token: args.token }),
-            ...(args.publicKey !== undefined && { publicKeyFile: args.publicKey }),
-            ...(args.seed !== undefined && { seed: args.seed }),
-            ...(args.seedRandom !== undefined && { seedRandom: args.seedRandom }),
+            token: args.token,
+            publicKeyFile: args.publicKey,
+            seed: args.seed,
+            seedRandom: args.seedRandom,
             pageBase: args.pageBase,
-            ...(args.maxPageSize !== undefined && { maxPageSize: args.maxPageSize }),
-            ...(args.latency !== undefined && { latency: args.latency }),
-            ...(args.jitter !== undefined && { jitter: args.jitter }),
-            ...(args.failRate !== undefined && { failRate: args.failRate }),
-            ...(args.throttleRate !== undefined && { throttleRate: args.throttleRate }),
-            ...(args.rateLimit !== undefined && { rateLimit: args.rateLimit }),
-            ...(args.dropRate !== undefined && { dropRate: args.dropRate }),
-            ...(args.resetRate !== undefined && { resetRate: args.resetRate }),
-            // yargs' inferred types give up on a chain this long; these four are read by type.
-            ...(typeof args.retryAfter === 'number' && { retryAfter: args.retryAfter }),
-            ...(typeof args.authFailAfter === 'number' && { authFailAfter: args.authFailAfter }),
-            ...(typeof args.applicationDateField === 'string' && {
-              applicationDateField: args.applicationDateField,
-            }),
-            ...(args.verbose === true && { verbose: true }),
+            maxPageSize: args.maxPageSize,
+            latencyMs: args.latency,
+            jitterMs: args.jitter,
+            failRate: args.failRate,
+            throttleRate: args.throttleRate,
+            rateLimit: args.rateLimit,
+            dropRate: args.dropRate,
+            resetRate: args.resetRate,
+            retryAfterSeconds: args.retryAfter,
+            authFailAfter: args.authFailAfter,
+            applicationDateField: args.applicationDateField,
+            verbose: args.verbose,
             verifySignatures: args.verifySignatures,
-            signatureHash: args.signatureHash,
-            signaturePadding: args.signaturePadding,
-          },
+            signature: { hash: args.signatureHash, padding: args.signaturePadding },
+          }),
           io,
         );
       },

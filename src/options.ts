@@ -5,14 +5,67 @@
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import type { ExportArgv, ImportArgv } from './cli.js';
 import { UsageError } from './errors.js';
-import type { ExportOptions } from './export/options.js';
+import type { ExportFormat } from './export/defaults.js';
+import { checkExportSettings, type ExportOptions } from './export/options.js';
+import { defaultResultsPath } from './import/defaults.js';
 import { FIELDS, type Field } from './import/fields.js';
 import type { DateFormat } from './import/normalize.js';
 import type { ReadOptions } from './import/read/index.js';
-import type { SignatureScheme } from './service/signing.js';
+import type { ImportSettings } from './import/run-import.js';
+import { SERVICE_DEFAULTS } from './service/defaults.js';
+import type { Direction } from './service/schemas.js';
+import type { SignatureHash, SignaturePadding, SignatureScheme } from './service/signing.js';
 import { checkBaseUrl } from './service/url.js';
+
+/** The flags every service command takes, as cli.ts hands them over (defaults applied). */
+export interface CommonFlags {
+  baseUrl?: string | undefined;
+  tokenFile?: string | undefined;
+  sandbox?: boolean | undefined;
+  timeout: number;
+  retries: number;
+  quiet?: boolean | undefined;
+  progressInterval: number;
+  json?: boolean | undefined;
+}
+
+export interface ImportFlags extends CommonFlags {
+  file: string;
+  signingKey?: string | undefined;
+  signatureHash: SignatureHash;
+  signaturePadding: SignaturePadding;
+  results?: string | undefined;
+  resume?: boolean | undefined;
+  overwrite?: boolean | undefined;
+  failed?: string | undefined;
+  map?: readonly string[] | undefined;
+  dateFormat: DateFormat;
+  encoding?: string | undefined;
+  delimiter?: string | undefined;
+  sheet?: string | undefined;
+  maxRecordSize: number;
+  applicationDateField: string;
+  liquidityType: string;
+  concurrency: number;
+  rate?: number | undefined;
+  maxErrors?: number | undefined;
+}
+
+export interface ExportFlags extends CommonFlags {
+  out: string;
+  format: ExportFormat;
+  columns?: string | undefined;
+  bom?: boolean | undefined;
+  escapeFormulas: boolean;
+  status?: string | undefined;
+  creditStatus?: string | undefined;
+  createdFrom?: string | undefined;
+  createdTo?: string | undefined;
+  direction: Direction;
+  pageSize: number;
+  prefetch: number;
+}
 
 /** Where requests go: the in-process emulator, or a configured service. */
 export type Connection =
@@ -30,20 +83,10 @@ export interface CommonOptions {
 }
 
 export interface ImportOptions extends CommonOptions {
-  file: string;
-  results: string;
-  failed: string | undefined;
-  resume: boolean;
-  overwrite: boolean;
-  dryRun: boolean;
-  map: Partial<Record<Field, string>>;
-  dateFormat: DateFormat;
-  read: ReadOptions;
+  /** What importClients runs with, resolved (the command adds the service and callbacks). */
+  run: Required<Pick<ImportSettings, 'file' | 'results' | 'dryRun' | 'concurrency'>> & ImportSettings;
+  /** The service client's wire name for the application date. */
   applicationDateField: string;
-  liquidityType: string;
-  concurrency: number;
-  rate: number | undefined;
-  maxErrors: number | undefined;
   /** The arguments as typed, to print the exact resume command. */
   commandLine: readonly string[];
 }
@@ -139,7 +182,7 @@ async function resolveConnection(
   return { kind: 'service', baseUrl, token, signingKeyFile };
 }
 
-function common(argv: ImportArgv | ExportArgv) {
+function common(argv: CommonFlags) {
   return {
     retries: check(
       z.number().int().min(0, '--retries must be 0 or more').max(20, '--retries must be at most 20'),
@@ -154,7 +197,7 @@ function common(argv: ImportArgv | ExportArgv) {
 }
 
 export async function resolveImportOptions(
-  argv: ImportArgv,
+  argv: ImportFlags,
   env: NodeJS.ProcessEnv,
   mode: { dryRun: boolean; commandLine: readonly string[] },
 ): Promise<ImportOptions> {
@@ -173,8 +216,7 @@ export async function resolveImportOptions(
   const delimiter = parseDelimiter(argv.delimiter);
   if (delimiter !== undefined) read.delimiter = delimiter;
   if (argv.sheet !== undefined) read.sheet = argv.sheet;
-  if (argv.maxRecordSize !== undefined)
-    read.maxRecordSize = check(positiveInt('--max-record-size', 2 ** 30), argv.maxRecordSize);
+  read.maxRecordSize = check(positiveInt('--max-record-size', 2 ** 30), argv.maxRecordSize);
   const field = argv.applicationDateField.trim();
   if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(field)) {
     throw new UsageError(`--application-date-field "${field}" is not a usable JSON field name`, 'bad_option');
@@ -183,22 +225,24 @@ export async function resolveImportOptions(
     ...common(argv),
     connection,
     scheme: { hash: argv.signatureHash, padding: argv.signaturePadding },
-    file: argv.file,
-    results: argv.results ?? `${argv.file}.results.csv`,
-    failed: argv.failed,
-    resume: argv.resume === true,
-    overwrite: argv.overwrite === true,
-    dryRun: mode.dryRun,
-    map: parseMap(argv.map),
-    dateFormat: argv.dateFormat,
-    read,
+    run: {
+      file: argv.file,
+      results: argv.results ?? defaultResultsPath(argv.file),
+      failed: argv.failed,
+      resume: argv.resume === true,
+      overwrite: argv.overwrite === true,
+      dryRun: mode.dryRun,
+      map: parseMap(argv.map),
+      dateFormat: argv.dateFormat,
+      read,
+      liquidityType: argv.liquidityType.trim(),
+      concurrency: check(positiveInt('--concurrency', 1024), argv.concurrency),
+      rate:
+        argv.rate === undefined ? undefined : check(z.number().positive('--rate must be positive'), argv.rate),
+      maxErrors:
+        argv.maxErrors === undefined ? undefined : check(positiveInt('--max-errors', 2 ** 31), argv.maxErrors),
+    },
     applicationDateField: field,
-    liquidityType: argv.liquidityType.trim(),
-    concurrency: check(positiveInt('--concurrency', 1024), argv.concurrency),
-    rate:
-      argv.rate === undefined ? undefined : check(z.number().positive('--rate must be positive'), argv.rate),
-    maxErrors:
-      argv.maxErrors === undefined ? undefined : check(positiveInt('--max-errors', 2 ** 31), argv.maxErrors),
     commandLine: mode.commandLine,
   };
 }
@@ -208,15 +252,39 @@ export interface ResolvedExportOptions extends CommonOptions {
 }
 
 export async function resolveExportOptions(
-  argv: ExportArgv,
+  argv: ExportFlags,
   env: NodeJS.ProcessEnv,
 ): Promise<ResolvedExportOptions> {
   const connection = await resolveConnection(argv, env, undefined);
-  const { parseExportOptions } = await import('./export/options.js');
   return {
     ...common(argv),
     connection,
-    scheme: { hash: 'sha256', padding: 'pkcs1' },
+    scheme: SERVICE_DEFAULTS.scheme,
     export: parseExportOptions(argv),
+  };
+}
+
+/** Export flags → ExportOptions, checked as the library checks its settings, named as flags. */
+export function parseExportOptions(argv: ExportFlags): ExportOptions {
+  const out = argv.out.trim();
+  if (out === '') throw new UsageError("--out needs a file name, or '-' for stdout", 'bad_option');
+  return {
+    out,
+    ...checkExportSettings(
+      {
+        format: argv.format,
+        columns: argv.columns,
+        bom: argv.bom === true,
+        escapeFormulas: argv.escapeFormulas,
+        status: argv.status,
+        creditStatus: argv.creditStatus,
+        createdFrom: argv.createdFrom,
+        createdTo: argv.createdTo,
+        direction: argv.direction,
+        pageSize: argv.pageSize,
+        prefetch: argv.prefetch,
+      },
+      'flag',
+    ),
   };
 }

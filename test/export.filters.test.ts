@@ -3,10 +3,10 @@
  * are checked before any request, with errors that list the valid values.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ExportArgv } from '../src/cli.js';
 import { UsageError } from '../src/errors.js';
-import { checkExportSettings, parseCreatedBound, parseExportOptions } from '../src/export/options.js';
+import { checkExportSettings, parseCreatedBound } from '../src/export/options.js';
 import { type ExportClientsOptions, exportClients } from '../src/export/run-export.js';
+import { type ExportFlags, parseExportOptions } from '../src/options.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { createServiceClient, type ServiceClient } from '../src/service/client.js';
 import { collector, expectedIds, parseCsv, type Subset } from './export.helpers.js';
@@ -89,7 +89,7 @@ describe('filters equal the expected subset', () => {
   });
 });
 
-const argv = (overrides: Partial<ExportArgv>): ExportArgv =>
+const argv = (overrides: Partial<ExportFlags>): ExportFlags =>
   ({
     out: '-',
     format: 'csv',
@@ -100,7 +100,7 @@ const argv = (overrides: Partial<ExportArgv>): ExportArgv =>
     timeout: 30,
     retries: 5,
     ...overrides,
-  }) as ExportArgv;
+  }) as ExportFlags;
 
 describe('flag checks (before any request)', () => {
   it('resolves defaults', () => {
@@ -135,7 +135,7 @@ describe('flag checks (before any request)', () => {
     [{ prefetch: 1.5 }, /--prefetch/],
     [{ format: 'jsonl', bom: true }, /--bom applies to CSV only/],
     [{ out: '  ' }, /--out needs a file name/],
-  ] as [Partial<ExportArgv>, RegExp][])('%o is a usage error', (overrides, message) => {
+  ] as [Partial<ExportFlags>, RegExp][])('%o is a usage error', (overrides, message) => {
     expect(() => parseExportOptions(argv(overrides))).toThrow(UsageError);
     expect(() => parseExportOptions(argv(overrides))).toThrow(message);
   });

@@ -86,7 +86,7 @@ describe('ccs-bulk sandbox', () => {
     const out = capture();
     const stop = new AbortController();
     const running = runSandbox(
-      { port: 0, token: 'lk_sandbox_fixed', publicKeyFile: file, signatureHash: 'sha512', pageBase: 1 },
+      { port: 0, token: 'lk_sandbox_fixed', publicKeyFile: file, signature: { hash: 'sha512', padding: 'pkcs1' }, pageBase: 1 },
       { stdout: out.stream, stderr: new PassThrough(), signal: stop.signal },
     );
     await waitFor(() => out.text().includes('Press Ctrl-C'));

@@ -7,6 +7,7 @@ import type { Io } from '../io.js';
 import type { Connection } from '../options.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { createServiceClient, type ServiceClient } from '../service/client.js';
+import { SERVICE_DEFAULTS } from '../service/defaults.js';
 import { loadSigningKey } from '../service/keys.js';
 import { createSigner, type SignatureScheme, type Signer } from '../service/signing.js';
 
@@ -35,7 +36,7 @@ export async function connect(connection: Connection, options: ConnectOptions, i
     const { startSandbox } = await import('../sandbox/index.js');
     sandbox = await startSandbox({
       signature: options.scheme,
-      applicationDateField: options.applicationDateField ?? 'application_date',
+      applicationDateField: options.applicationDateField ?? SERVICE_DEFAULTS.applicationDateField,
     });
     baseUrl = sandbox.url;
     token = sandbox.token;

@@ -11,7 +11,8 @@ import type { Connected } from './connect.js';
 
 export async function runImport(options: ImportOptions, io: Io): Promise<ExitCode> {
   let connected: Connected | undefined;
-  if (!options.dryRun && options.connection) {
+  const { run } = options;
+  if (!run.dryRun && options.connection) {
     // Loaded only when something is sent: validate needs no HTTP stack (~20 MB of undici).
     const { connect } = await import('./connect.js');
     connected = await connect(
@@ -20,7 +21,7 @@ export async function runImport(options: ImportOptions, io: Io): Promise<ExitCod
         scheme: options.scheme,
         retries: options.retries,
         timeoutMs: options.timeoutMs,
-        connections: options.concurrency,
+        connections: run.concurrency,
         needSigner: true,
         applicationDateField: options.applicationDateField,
         quiet: options.quiet,
@@ -31,20 +32,8 @@ export async function runImport(options: ImportOptions, io: Io): Promise<ExitCod
   let summary: ImportSummary;
   try {
     summary = await importClients({
-      file: options.file,
+      ...run,
       service: connected?.service,
-      dryRun: options.dryRun,
-      results: options.results,
-      failed: options.failed,
-      resume: options.resume,
-      overwrite: options.overwrite,
-      map: options.map,
-      dateFormat: options.dateFormat,
-      read: options.read,
-      liquidityType: options.liquidityType,
-      concurrency: options.concurrency,
-      rate: options.rate,
-      maxErrors: options.maxErrors,
       signal: io.signal,
       progress: { stream: io.stderr, mode: options.quiet ? 'none' : 'auto', intervalMs: options.progressIntervalMs },
       onPlan: (plan) => {
@@ -68,7 +57,7 @@ export function exitCodeOf(summary: ImportSummary): ExitCode {
 function formatPlan(plan: ImportPlan, options: ImportOptions): string {
   const { source } = plan;
   const lines = [
-    `ccs-bulk ${options.dryRun ? 'validate' : 'import'}: ${source.file} (${source.format}` +
+    `ccs-bulk ${options.run.dryRun ? 'validate' : 'import'}: ${source.file} (${source.format}` +
       (source.format === 'csv'
         ? `, ${source.encoding} [${source.encodingSource}], delimiter ${JSON.stringify(source.delimiter)} [${source.delimiterSource}]`
         : `, sheet ${JSON.stringify(source.sheet ?? '')}`) +

@@ -10,32 +10,12 @@ import { UsageError } from '../errors.js';
 import { parsePublicKey } from '../sandbox/auth.js';
 import type { Sandbox, SandboxOptions } from '../sandbox/index.js';
 import { startSandbox } from '../sandbox/index.js';
-import type { SignatureHash, SignaturePadding } from '../service/signing.js';
+import { SANDBOX_DEFAULTS } from '../sandbox/defaults.js';
 
-export interface SandboxCommandArgs {
-  port?: number;
-  host?: string;
-  token?: string;
+/** The library's options, with files and switches where the library takes values. */
+export interface SandboxCommandArgs extends Omit<SandboxOptions, 'publicKeyPem' | 'log'> {
   /** SPKI PEM file holding the public key to verify X-Signature with */
   publicKeyFile?: string;
-  seed?: number;
-  seedRandom?: number;
-  latency?: number;
-  jitter?: number;
-  failRate?: number;
-  throttleRate?: number;
-  rateLimit?: number;
-  /** seconds sent in Retry-After (default 1) */
-  retryAfter?: number;
-  dropRate?: number;
-  resetRate?: number;
-  authFailAfter?: number;
-  pageBase?: 0 | 1;
-  maxPageSize?: number;
-  applicationDateField?: string;
-  verifySignatures?: boolean;
-  signatureHash?: SignatureHash;
-  signaturePadding?: SignaturePadding;
   /** one line per request on stderr */
   verbose?: boolean;
 }
@@ -45,9 +25,6 @@ export interface SandboxCommandIo {
   stderr: NodeJS.WritableStream;
   signal?: AbortSignal | undefined;
 }
-
-/** The command's documented port; the library defaults to an ephemeral one. */
-const DEFAULT_PORT = 4010;
 
 export async function runSandbox(args: SandboxCommandArgs, io: SandboxCommandIo): Promise<void> {
   const options = await toOptions(args, io);
@@ -68,38 +45,17 @@ export async function runSandbox(args: SandboxCommandArgs, io: SandboxCommandIo)
 }
 
 async function toOptions(args: SandboxCommandArgs, io: SandboxCommandIo): Promise<SandboxOptions> {
-  const options: SandboxOptions = { port: args.port ?? DEFAULT_PORT };
-  const set = <K extends keyof SandboxOptions>(key: K, value: SandboxOptions[K] | undefined) => {
-    if (value !== undefined) options[key] = value;
-  };
-  set('host', args.host);
-  set('token', args.token);
-  set('seed', args.seed);
-  set('seedRandom', args.seedRandom);
-  set('latencyMs', args.latency);
-  set('jitterMs', args.jitter);
-  set('failRate', args.failRate);
-  set('throttleRate', args.throttleRate);
-  set('rateLimit', args.rateLimit);
-  set('retryAfterSeconds', args.retryAfter);
-  set('dropRate', args.dropRate);
-  set('resetRate', args.resetRate);
-  set('authFailAfter', args.authFailAfter);
-  set('pageBase', args.pageBase);
-  set('maxPageSize', args.maxPageSize);
-  set('applicationDateField', args.applicationDateField);
-  set('verifySignatures', args.verifySignatures);
-  options.signature = { hash: args.signatureHash ?? 'sha256', padding: args.signaturePadding ?? 'pkcs1' };
-  if (args.verbose) options.log = (line) => io.stderr.write(`${line}\n`);
-  if (args.publicKeyFile !== undefined) {
+  const { publicKeyFile, verbose, ...options }: SandboxCommandArgs & SandboxOptions = args;
+  if (verbose) options.log = (line) => io.stderr.write(`${line}\n`);
+  if (publicKeyFile !== undefined) {
     try {
-      options.publicKeyPem = await readFile(args.publicKeyFile, 'utf8');
+      options.publicKeyPem = await readFile(publicKeyFile, 'utf8');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
-      throw new UsageError(`cannot read public key file ${args.publicKeyFile}: ${code}`, 'key_unreadable');
+      throw new UsageError(`cannot read public key file ${publicKeyFile}: ${code}`, 'key_unreadable');
     }
     // Parse it here too, so the message names the file (startSandbox would say "the public key").
-    parsePublicKey(options.publicKeyPem, `public key file ${args.publicKeyFile}`);
+    parsePublicKey(options.publicKeyPem, `public key file ${publicKeyFile}`);
   }
   return options;
 }
@@ -134,10 +90,9 @@ function banner(sandbox: Sandbox, args: SandboxCommandArgs, keyDir: string | und
     );
   }
   const { faults } = sandbox;
-  const hash = args.signatureHash ?? 'sha256';
-  const padding = args.signaturePadding ?? 'pkcs1';
+  const { hash, padding } = args.signature ?? SANDBOX_DEFAULTS.signature;
   lines.push(`  signature:    ${hash}/${padding}`);
-  lines.push(`  clients:      ${sandbox.store.size} seeded; pages start at ${args.pageBase ?? 0}`);
+  lines.push(`  clients:      ${sandbox.store.size} seeded; pages start at ${args.pageBase ?? SANDBOX_DEFAULTS.pageBase}`);
   const active = [
     faults.latencyMs || faults.jitterMs
       ? `latency ${faults.latencyMs}ms${faults.jitterMs ? ` + up to ${faults.jitterMs}ms` : ''}`

@@ -1,9 +1,8 @@
 /**
- * Export flags → one checked, plain ExportOptions, before the first request. The same checks
- * serve the library (`exportClients` passes its settings through `checkExportSettings`), so a
+ * Export settings → one checked, plain ExportOptions, before the first request. The command
+ * (options.ts) and the library (`exportClients`) both go through `checkExportSettings`, so a
  * typo in a status or a column is a UsageError (exit 2) listing the valid values either way.
  */
-import type { ExportArgv } from '../cli.js';
 import { UsageError } from '../errors.js';
 import {
   CLIENT_STATUSES,
@@ -14,9 +13,9 @@ import {
   type Direction,
 } from '../service/schemas.js';
 import { EXPORT_COLUMNS, type ExportColumn } from './columns.js';
+import { EXPORT_DEFAULTS, EXPORT_FORMATS, type ExportFormat } from './defaults.js';
 
-export const EXPORT_FORMATS = ['csv', 'jsonl'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export { EXPORT_DEFAULTS, EXPORT_FORMATS, type ExportFormat };
 
 export const MAX_PAGE_SIZE = 1000;
 export const MAX_PREFETCH = 64;
@@ -57,42 +56,7 @@ export interface ExportSettings {
   prefetch?: number | undefined;
 }
 
-export const EXPORT_DEFAULTS = {
-  format: 'csv',
-  columns: EXPORT_COLUMNS,
-  bom: false,
-  escapeFormulas: true,
-  direction: 'asc',
-  // The largest page the sandbox serves; the real service's limit is not published.
-  pageSize: 100,
-  prefetch: 4,
-} as const;
-
 const bad = (message: string) => new UsageError(message, 'bad_option');
-
-export function parseExportOptions(argv: ExportArgv): ExportOptions {
-  const out = argv.out.trim();
-  if (out === '') throw bad("--out needs a file name, or '-' for stdout");
-  return {
-    out,
-    ...checkExportSettings(
-      {
-        format: argv.format,
-        columns: argv.columns,
-        bom: argv.bom === true,
-        escapeFormulas: argv.escapeFormulas,
-        status: argv.status,
-        creditStatus: argv.creditStatus,
-        createdFrom: argv.createdFrom,
-        createdTo: argv.createdTo,
-        direction: argv.direction,
-        pageSize: argv.pageSize,
-        prefetch: argv.prefetch,
-      },
-      'flag',
-    ),
-  };
-}
 
 /** `style` only changes how options are named in messages: `--page-size` or `pageSize`. */
 export function checkExportSettings(

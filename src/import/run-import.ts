@@ -8,6 +8,7 @@ import { AuthError, CcsError, InputError, ServiceError } from '../errors.js';
 import { createProgress, NO_PROGRESS, type ProgressMode } from '../progress.js';
 import type { PreparedCreate, Reply, ServiceClient } from '../service/client.js';
 import type { Client } from '../service/schemas.js';
+import { defaultResultsPath, IMPORT_DEFAULTS } from './defaults.js';
 import type { Field } from './fields.js';
 import { keyOf, toCreateBody } from './key.js';
 import { KeySet } from './key-set.js';
@@ -18,11 +19,11 @@ import { OUTCOMES, type Outcome, type ResultLine } from './results.js';
 import { createSendWindow } from './send-window.js';
 import { type ClientFields, rowValidator } from './validate-row.js';
 
-export interface ImportClientsOptions {
+/** What to import and how; every field but `file` has a default (IMPORT_DEFAULTS). */
+export interface ImportSettings {
   file: string;
-  /** Required unless dryRun. */
-  service?: ServiceClient | undefined;
   dryRun?: boolean;
+  /** Default `<file>.results.csv`. */
   results?: string;
   failed?: string | undefined;
   resume?: boolean;
@@ -34,6 +35,11 @@ export interface ImportClientsOptions {
   concurrency?: number;
   rate?: number | undefined;
   maxErrors?: number | undefined;
+}
+
+export interface ImportClientsOptions extends ImportSettings {
+  /** Required unless dryRun. */
+  service?: ServiceClient | undefined;
   /** Abort = stop reading, finish what is in flight, flush (Ctrl-C). */
   signal?: AbortSignal | undefined;
   progress?: { stream: NodeJS.WritableStream & { isTTY?: boolean }; mode: ProgressMode; intervalMs?: number };
@@ -72,10 +78,10 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
   const service = options.service;
   if (!dryRun && !service) throw new TypeError('importClients needs a service client unless dryRun');
   const started = Date.now();
-  const resultsPath = options.results ?? `${options.file}.results.csv`;
+  const resultsPath = options.results ?? defaultResultsPath(options.file);
   // Before any file is opened: it refuses a concurrency that is not a positive integer.
   const window = createSendWindow({
-    concurrency: options.concurrency ?? 8,
+    concurrency: options.concurrency ?? IMPORT_DEFAULTS.concurrency,
     ahead: Math.max(16, 4 * availableParallelism()),
     rate: options.rate,
     signal: options.signal,
@@ -105,8 +111,8 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
       resumedCreated: results.created.size,
     });
     validateRow = rowValidator(plan, {
-      dateFormat: options.dateFormat ?? 'YYYY-MM-DD',
-      liquidityType: options.liquidityType ?? 'chain',
+      dateFormat: options.dateFormat ?? IMPORT_DEFAULTS.dateFormat,
+      liquidityType: options.liquidityType ?? IMPORT_DEFAULTS.liquidityType,
     });
   } catch (error) {
     await source.close();

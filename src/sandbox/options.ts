@@ -4,8 +4,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { UsageError } from '../errors.js';
-import { DEFAULT_SCHEME, type SignatureScheme } from '../service/signing.js';
-import type { FaultSettings } from './faults.js';
+import type { SignatureScheme } from '../service/signing.js';
+import { SANDBOX_DEFAULTS } from './defaults.js';
+import { DEFAULT_FAULTS, type FaultSettings } from './faults.js';
 import type { SandboxStats } from './routes.js';
 import type { SandboxStore } from './store.js';
 
@@ -110,9 +111,9 @@ function wholeNumber(
 export function resolveOptions(options: SandboxOptions): ResolvedOptions {
   const token = options.token ?? `lk_sandbox_${randomBytes(16).toString('hex')}`;
   if (!/^\S+$/.test(token)) throw badOption('sandbox token must be non-empty and contain no whitespace.');
-  const pageBase = options.pageBase ?? 0;
+  const pageBase = options.pageBase ?? SANDBOX_DEFAULTS.pageBase;
   if (pageBase !== 0 && pageBase !== 1) throw badOption(`sandbox pageBase must be 0 or 1 (got ${pageBase}).`);
-  const applicationDateField = options.applicationDateField ?? 'application_date';
+  const applicationDateField = options.applicationDateField ?? SANDBOX_DEFAULTS.applicationDateField;
   if (
     !/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(applicationDateField) ||
     STANDARD_FIELDS.includes(applicationDateField)
@@ -121,34 +122,25 @@ export function resolveOptions(options: SandboxOptions): ResolvedOptions {
       `sandbox applicationDateField ${JSON.stringify(applicationDateField)} is not a usable field name.`,
     );
   }
-  const signature = options.signature ?? DEFAULT_SCHEME;
+  const signature = options.signature ?? SANDBOX_DEFAULTS.signature;
   if (!['sha256', 'sha512'].includes(signature.hash) || !['pkcs1', 'pss'].includes(signature.padding)) {
     throw badOption('sandbox signature must be {hash: sha256|sha512, padding: pkcs1|pss}.');
   }
+  // The fault options are named as FaultSettings: the ones given are taken as they are.
   const faults: Partial<FaultSettings> = {};
-  const copy = <K extends keyof FaultSettings>(key: K, value: FaultSettings[K] | undefined) => {
-    if (value !== undefined) faults[key] = value;
-  };
-  copy('latencyMs', options.latencyMs);
-  copy('jitterMs', options.jitterMs);
-  copy('failRate', options.failRate);
-  copy('throttleRate', options.throttleRate);
-  copy('rateLimit', options.rateLimit);
-  copy('retryAfterSeconds', options.retryAfterSeconds);
-  copy('dropRate', options.dropRate);
-  copy('resetRate', options.resetRate);
-  copy('authFailAfter', options.authFailAfter);
-  copy('authFailStatus', options.authFailStatus);
+  for (const key of Object.keys(DEFAULT_FAULTS) as (keyof FaultSettings)[]) {
+    if (options[key] !== undefined) Object.assign(faults, { [key]: options[key] });
+  }
   return {
-    host: options.host ?? '127.0.0.1',
-    port: wholeNumber('port', options.port, 0, 0, 65535),
+    host: options.host ?? SANDBOX_DEFAULTS.host,
+    port: wholeNumber('port', options.port, SANDBOX_DEFAULTS.port, 0, 65535),
     token,
-    verifySignatures: options.verifySignatures ?? true,
+    verifySignatures: options.verifySignatures ?? SANDBOX_DEFAULTS.verifySignatures,
     signature,
     seed: wholeNumber('seed', options.seed, 0, 0, 10_000_000),
-    seedRandom: wholeNumber('seedRandom', options.seedRandom, 1, -(2 ** 31), 2 ** 32 - 1),
+    seedRandom: wholeNumber('seedRandom', options.seedRandom, SANDBOX_DEFAULTS.seedRandom, -(2 ** 31), 2 ** 32 - 1),
     pageBase,
-    maxPageSize: wholeNumber('maxPageSize', options.maxPageSize, 100, 1, 1_000_000),
+    maxPageSize: wholeNumber('maxPageSize', options.maxPageSize, SANDBOX_DEFAULTS.maxPageSize, 1, 1_000_000),
     applicationDateField,
     faults,
   };

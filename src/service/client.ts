@@ -7,6 +7,7 @@ import type { Dispatcher } from 'undici';
 import { Pool } from 'undici';
 import type { z } from 'zod';
 import { AuthError, NetworkError, ServiceError } from '../errors.js';
+import { SERVICE_DEFAULTS } from './defaults.js';
 import { DEFAULT_RETRY, isRetryableStatus, parseRetryAfter, type RetryPolicy, retryDelay } from './retry.js';
 import {
   type Client,
@@ -27,7 +28,11 @@ export interface Timeouts {
   bodyMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 10_000, headersMs: 30_000, bodyMs: 30_000 };
+export const DEFAULT_TIMEOUTS: Timeouts = {
+  connectMs: SERVICE_DEFAULTS.connectTimeoutMs,
+  headersMs: SERVICE_DEFAULTS.timeoutMs,
+  bodyMs: SERVICE_DEFAULTS.timeoutMs,
+};
 
 export interface RetryEvent {
   attempt: number;
@@ -91,7 +96,7 @@ const listEnvelope = envelopeSchema(listPageSchema);
  */
 export function serializeCreateBody(
   body: CreateClientBody,
-  applicationDateField = 'application_date',
+  applicationDateField: string = SERVICE_DEFAULTS.applicationDateField,
 ): Buffer {
   const wire: Record<string, string> = {
     name: body.name,
@@ -130,7 +135,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const dispatcher =
     options.dispatcher ??
     new Pool(origin, {
-      connections: options.connections ?? 8,
+      connections: options.connections ?? SERVICE_DEFAULTS.connections,
       connectTimeout: timeouts.connectMs,
       keepAliveTimeout: 30_000,
     });

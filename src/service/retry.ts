@@ -2,6 +2,7 @@
  * Retry timing, pure: which failures are retried and how long to wait. No I/O, no clock
  * except the `now` passed in, so the policy is pinned by table tests (ky's retry-timing).
  */
+import { SERVICE_DEFAULTS } from './defaults.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt (--retries). */
@@ -15,7 +16,7 @@ export interface RetryPolicy {
 }
 
 export const DEFAULT_RETRY: RetryPolicy = {
-  retries: 5,
+  retries: SERVICE_DEFAULTS.retries,
   baseDelayMs: 200,
   maxDelayMs: 20_000,
   maxRetryAfterMs: 120_000,

@@ -4,6 +4,7 @@
  */
 import { constants, generateKeyPair, type KeyObject, sign, verify } from 'node:crypto';
 import { promisify } from 'node:util';
+import { SERVICE_DEFAULTS } from './defaults.js';
 
 export type SignatureHash = 'sha256' | 'sha512';
 export type SignaturePadding = 'pkcs1' | 'pss';
@@ -13,7 +14,7 @@ export interface SignatureScheme {
   padding: SignaturePadding;
 }
 
-export const DEFAULT_SCHEME: SignatureScheme = { hash: 'sha256', padding: 'pkcs1' };
+export const DEFAULT_SCHEME: SignatureScheme = SERVICE_DEFAULTS.scheme;
 
 /** The service accepts only RSA-4096 keys. */
 export const REQUIRED_MODULUS_BITS = 4096;

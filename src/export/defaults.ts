@@ -1,0 +1,19 @@
+/** The export's defaults, shared by its flags (cli.ts) and the library (exportClients). */
+import type { Direction } from '../service/schemas.js';
+import { EXPORT_COLUMNS } from './columns.js';
+
+export const EXPORT_FORMATS = ['csv', 'jsonl'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export const EXPORT_DEFAULTS = {
+  /** The command's: stdout. */
+  out: '-',
+  format: 'csv' as ExportFormat,
+  columns: EXPORT_COLUMNS,
+  bom: false,
+  escapeFormulas: true,
+  direction: 'asc' as Direction,
+  /** The largest page the sandbox serves; the service's limit is not published. */
+  pageSize: 100,
+  prefetch: 4,
+} as const;

@@ -1,0 +1,20 @@
+/** The import's defaults, shared by its flags (cli.ts) and the library (importClients). */
+import { SERVICE_DEFAULTS } from '../service/defaults.js';
+import type { DateFormat } from './normalize.js';
+import { DEFAULT_MAX_RECORD_SIZE } from './read/types.js';
+
+export const DATE_FORMATS = ['YYYY-MM-DD', 'DD/MM/YYYY', 'MM/DD/YYYY'] as const satisfies readonly DateFormat[];
+
+export const IMPORT_DEFAULTS = {
+  concurrency: SERVICE_DEFAULTS.connections,
+  dateFormat: 'YYYY-MM-DD' as DateFormat,
+  /** The only documented value (docs/service.md#create-client). */
+  liquidityType: 'chain',
+  applicationDateField: SERVICE_DEFAULTS.applicationDateField,
+  maxRecordSize: DEFAULT_MAX_RECORD_SIZE,
+} as const;
+
+/** `--results` when absent: beside the input. */
+export function defaultResultsPath(file: string): string {
+  return `${file}.results.csv`;
+}

@@ -1,0 +1,19 @@
+/**
+ * The service client's defaults, shared by the commands' flags (cli.ts) and
+ * createServiceClient. No imports with a cost: cli.ts loads this for `--help`.
+ */
+import type { SignatureScheme } from './signing.js';
+
+export const SERVICE_DEFAULTS = {
+  /** Keep-alive connections; also the import's requests in flight. */
+  connections: 8,
+  connectTimeoutMs: 10_000,
+  /** Per response: for its headers, then for its body. */
+  timeoutMs: 30_000,
+  /** Retries after the first attempt. */
+  retries: 5,
+  /** docs/service.md#signing: not published; PKCS#1 v1.5 with SHA-256 by default. */
+  scheme: { hash: 'sha256', padding: 'pkcs1' } as const satisfies SignatureScheme,
+  /** docs/service.md#create-client: the application date's wire name is not published. */
+  applicationDateField: 'application_date',
+} as const;
