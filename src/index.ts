@@ -13,6 +13,7 @@ export type { ExportClientsOptions, ExportSummary } from './export/run-export.js
 export { exportClients } from './export/run-export.js';
 export type { ImportClientsOptions, ImportPlan, ImportSummary } from './import/run-import.js';
 export { importClients } from './import/run-import.js';
+export type { OnProgress, ProgressSnapshot } from './progress-report.js';
 export type { FaultSettings, Sandbox, SandboxClient, SandboxOptions } from './sandbox/index.js';
 export { startSandbox } from './sandbox/index.js';
 export type { ServiceClient, ServiceClientOptions } from './service/client.js';

@@ -1,29 +1,17 @@
 /**
- * Progress on stderr, shared by import and export: a bar with rate and ETA on a TTY
- * (cli-progress), a plain line every few seconds otherwise, nothing with --quiet.
+ * The commands' progress display on stderr, shared by import and export: a bar with rate and
+ * ETA on a TTY (cli-progress), a plain line every few seconds otherwise, nothing with --quiet.
+ * It draws the snapshots the library reports (progress-report.ts).
  */
 import cliProgress from 'cli-progress';
-
-export interface ProgressSnapshot {
-  /** rows (import) or clients (export) handled so far */
-  done: number;
-  /** for the ETA: e.g. bytes read of the file size; undefined when unknown */
-  fraction?: number | undefined;
-  /** short counters shown after the rate, e.g. { created: 10, failed: 1 } */
-  counters: Record<string, number>;
-}
+import type { ProgressSnapshot } from './progress-report.js';
 
 export interface Progress {
-  /**
-   * Called as often as work is done (every row): `read` is called only when the display is
-   * due, so a caller pays one clock read per call and builds no snapshot in between.
-   */
-  update(read: () => ProgressSnapshot): void;
+  /** The library's onProgress: draws the snapshot, or keeps it until a line is due. */
+  update(snapshot: ProgressSnapshot): void;
+  /** Draws the last snapshot (a bar) and releases the terminal. */
   stop(): void;
 }
-
-/** cli-progress redraws 5 times a second (fps 5); values are taken a little more often. */
-const BAR_INTERVAL_MS = 100;
 
 export const NO_PROGRESS: Progress = { update() {}, stop() {} };
 
@@ -66,8 +54,7 @@ export function createProgress(options: ProgressOptions): Progress {
       cliProgress.Presets.shades_classic,
     );
     bar.start(1000, 0, { done: 0, rate: 0, counters: '' });
-    let drawn = 0;
-    let latest: (() => ProgressSnapshot) | undefined;
+    let latest: ProgressSnapshot | undefined;
     const draw = (snapshot: ProgressSnapshot) =>
       bar.update(Math.round((snapshot.fraction ?? 0) * 1000), {
         done: snapshot.done,
@@ -75,16 +62,13 @@ export function createProgress(options: ProgressOptions): Progress {
         counters: counters(snapshot),
       });
     return {
-      update(read) {
-        latest = read;
-        const now = Date.now();
-        if (now - drawn < BAR_INTERVAL_MS) return;
-        drawn = now;
-        draw(read());
+      update(snapshot) {
+        latest = snapshot;
+        draw(snapshot);
       },
       stop() {
         // The last values, not the last ones drawn.
-        if (latest) draw(latest());
+        if (latest) draw(latest);
         bar.stop();
       },
     };
@@ -93,11 +77,10 @@ export function createProgress(options: ProgressOptions): Progress {
   const interval = options.intervalMs ?? 5000;
   let last = started;
   return {
-    update(read) {
+    update(snapshot) {
       const now = Date.now();
       if (now - last < interval) return;
       last = now;
-      const snapshot = read();
       const elapsed = (now - started) / 1000;
       const fraction = snapshot.fraction;
       const eta =
@@ -111,6 +94,14 @@ export function createProgress(options: ProgressOptions): Progress {
     },
     stop() {},
   };
+}
+
+/** Where and how a command draws: stderr, a bar on a terminal, lines elsewhere, nothing with --quiet. */
+export function progressDisplay(
+  options: { quiet: boolean; progressIntervalMs: number },
+  io: { stderr: NodeJS.WritableStream & { isTTY?: boolean } },
+): Omit<ProgressOptions, 'unit'> {
+  return { stream: io.stderr, mode: options.quiet ? 'none' : 'auto', intervalMs: options.progressIntervalMs };
 }
 
 export function formatDuration(ms: number): string {

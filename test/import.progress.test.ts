@@ -2,7 +2,14 @@ import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
+import { createPrivateKey } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { exportClients } from '../src/export/run-export.js';
+import { importClients } from '../src/import/run-import.js';
+import type { ProgressSnapshot } from '../src/progress-report.js';
+import { createServiceClient } from '../src/service/client.js';
+import { createSigner } from '../src/service/signing.js';
+import { collector } from './export.helpers.js';
 import { BIN, CLIENT_HEADER, runCli, useSandbox, validRows } from './helpers.js';
 
 let input: string;
@@ -51,5 +58,49 @@ describe('progress on stderr', () => {
     expect(code).toBe(0);
     expect(screen).toMatch(/[█░]+ \d+% \| \d+ rows \| \d+\/s \| ETA/);
     expect(screen).toContain('150 created');
+  });
+});
+
+describe('progress as data (library)', () => {
+  it('importClients and exportClients report snapshots through onProgress, the last one final', async () => {
+    const service = createServiceClient({
+      baseUrl: ctx.sandbox.url,
+      token: ctx.sandbox.token,
+      signer: createSigner(createPrivateKey(ctx.sandbox.privateKeyPem!)),
+      connections: 4,
+    });
+    try {
+      const imported: ProgressSnapshot[] = [];
+      const summary = await importClients({
+        file: input,
+        service,
+        results: join(ctx.dir, 'library.results.csv'),
+        overwrite: true,
+        concurrency: 4,
+        onProgress: (snapshot) => imported.push(snapshot),
+        progressIntervalMs: 50,
+      });
+      expect(imported.length).toBeGreaterThanOrEqual(2);
+      const done = imported.map((snapshot) => snapshot.done);
+      expect(done).toEqual([...done].sort((a, b) => a - b));
+      expect(imported.at(-1)).toEqual({
+        done: 150,
+        fraction: 1,
+        counters: { created: summary.counts.created, failed: 0, invalid: 0, skipped: 0 },
+      });
+
+      const exported: ProgressSnapshot[] = [];
+      const sink = collector();
+      const report = await exportClients({
+        service,
+        out: sink,
+        pageSize: 10,
+        onProgress: (snapshot) => exported.push(snapshot),
+      });
+      expect(exported.at(-1)).toEqual({ done: report.rows, counters: { pages: report.pages } });
+      expect(report.out).toBe('stream');
+    } finally {
+      await service.close();
+    }
   });
 });

@@ -35,4 +35,15 @@ describe('layout', () => {
     }
     expect(offenders).toEqual([]);
   });
+
+  it('the library modules never touch the terminal or process streams', async () => {
+    const offenders: string[] = [];
+    for (const dir of ['import', 'export', 'service']) {
+      for (const file of await filesUnder(join(ROOT, 'src', dir), '.ts')) {
+        const text = await readFile(file, 'utf8');
+        if (/process\.(stdout|stderr)|isTTY|progress\.js'/.test(text)) offenders.push(relative(ROOT, file));
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
 });

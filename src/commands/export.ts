@@ -10,7 +10,7 @@ import { type ExitCode, StoppedError, UsageError } from '../errors.js';
 import { type ExportSummary, exportClients } from '../export/run-export.js';
 import type { Io } from '../io.js';
 import type { ResolvedExportOptions } from '../options.js';
-import { formatDuration } from '../progress.js';
+import { createProgress, formatDuration, progressDisplay } from '../progress.js';
 import { connect } from './connect.js';
 
 export async function runExport(options: ResolvedExportOptions, io: Io): Promise<ExitCode> {
@@ -31,6 +31,7 @@ export async function runExport(options: ResolvedExportOptions, io: Io): Promise
     },
     io,
   );
+  const progress = createProgress({ ...progressDisplay(options, io), unit: 'clients', knownTotal: false });
   let summary: ExportSummary;
   try {
     summary = await exportClients({
@@ -38,8 +39,8 @@ export async function runExport(options: ResolvedExportOptions, io: Io): Promise
       service: connected.service,
       out: toStdout ? io.stdout : settings.out,
       signal: io.signal,
-      progress: { stream: io.stderr, mode: options.quiet ? 'none' : 'auto', intervalMs: options.progressIntervalMs },
-    });
+      onProgress: (snapshot) => progress.update(snapshot),
+    }).finally(() => progress.stop());
   } catch (error) {
     const what = error instanceof StoppedError ? 'export interrupted' : 'export failed';
     io.stderr.write(

@@ -6,7 +6,7 @@ import type { ExitCode } from '../errors.js';
 import { type ImportPlan, type ImportSummary, importClients } from '../import/run-import.js';
 import type { Io } from '../io.js';
 import type { ImportOptions } from '../options.js';
-import { formatDuration } from '../progress.js';
+import { createProgress, formatDuration, NO_PROGRESS, progressDisplay } from '../progress.js';
 import type { Connected } from './connect.js';
 
 export async function runImport(options: ImportOptions, io: Io): Promise<ExitCode> {
@@ -29,18 +29,23 @@ export async function runImport(options: ImportOptions, io: Io): Promise<ExitCod
       io,
     );
   }
+  const display = progressDisplay(options, io);
+  let progress = NO_PROGRESS;
   let summary: ImportSummary;
   try {
     summary = await importClients({
       ...run,
       service: connected?.service,
       signal: io.signal,
-      progress: { stream: io.stderr, mode: options.quiet ? 'none' : 'auto', intervalMs: options.progressIntervalMs },
       onPlan: (plan) => {
         if (!options.quiet) io.stderr.write(formatPlan(plan, options));
+        // After the plan's lines: a bar redraws its own line.
+        progress = createProgress({ ...display, unit: 'rows' });
       },
+      onProgress: (snapshot) => progress.update(snapshot),
     });
   } finally {
+    progress.stop();
     await connected?.close();
   }
   if (options.json) io.stdout.write(`${JSON.stringify(summary)}\n`);

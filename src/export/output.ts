@@ -12,7 +12,7 @@ import { basename, dirname, join } from 'node:path';
 import { CcsError, UsageError } from '../errors.js';
 
 export interface Output {
-  /** The final path, or 'stdout' / 'stream'. */
+  /** The final path, or the stream's label. */
   readonly target: string;
   bytes: number;
   write(text: string): Promise<void>;

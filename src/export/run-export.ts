@@ -4,7 +4,7 @@
  * output, which is committed (renamed into place) only when the last page is written.
  */
 
-import { createProgress, NO_PROGRESS, type ProgressMode } from '../progress.js';
+import { type OnProgress, progressReporter } from '../progress-report.js';
 import type { ServiceClient } from '../service/client.js';
 import type { ClientStatus, CreditStatus, Direction } from '../service/schemas.js';
 import type { ExportColumn } from './columns.js';
@@ -20,15 +20,15 @@ export interface ExportClientsOptions extends ExportSettings {
   out: string | NodeJS.WritableStream;
   /** Aborting stops the export; a file output is then not created. */
   signal?: AbortSignal | undefined;
-  progress?:
-    | { stream: NodeJS.WritableStream & { isTTY?: boolean }; mode: ProgressMode; intervalMs?: number }
-    | undefined;
+  /** Progress as data: a snapshot at most every `progressIntervalMs` (default 100), and at the end. */
+  onProgress?: OnProgress | undefined;
+  progressIntervalMs?: number | undefined;
   /** The export's start instant (the pinned upper bound); tests fix it. Default: now. */
   now?: (() => Date) | undefined;
 }
 
 export interface ExportSummary {
-  /** The file written, or 'stdout' / 'stream'. */
+  /** The file written, or 'stream' (the command says 'stdout'). */
   out: string;
   format: ExportFormat;
   columns: readonly ExportColumn[];
@@ -59,7 +59,7 @@ export interface ExportSummary {
 export async function exportClients(options: ExportClientsOptions): Promise<ExportSummary> {
   const settings = checkExportSettings(options);
   if (options.out === '-')
-    throw new TypeError("exportClients: pass a writable stream (e.g. process.stdout), not '-'");
+    throw new TypeError("exportClients: pass a writable stream (stdout, say), not '-'");
   const started = (options.now ?? (() => new Date()))();
   const clock = Date.now();
   // Without an upper bound, clients created while we page would shift later pages (in desc
@@ -74,11 +74,13 @@ export async function exportClients(options: ExportClientsOptions): Promise<Expo
   };
   const encoder = createEncoder(settings);
   const stats = newPagingStats(settings.pageSize);
-  const output = await openOutput(options.out, options.out === process.stdout ? 'stdout' : 'stream');
-  const progress = options.progress
-    ? createProgress({ ...options.progress, unit: 'clients', knownTotal: false })
-    : NO_PROGRESS;
+  const output = await openOutput(options.out);
   let rows = 0;
+  const progress = progressReporter(
+    options.onProgress,
+    () => ({ done: rows, counters: { pages: stats.pages } }),
+    options.progressIntervalMs,
+  );
   try {
     const head = encoder.start();
     if (head !== '') await output.write(head);
@@ -96,14 +98,14 @@ export async function exportClients(options: ExportClientsOptions): Promise<Expo
       if (page.clients.length === 0) continue;
       await output.write(encoder.encode(page.clients.map(flattenClient)));
       rows += page.clients.length;
-      progress.update(() => ({ done: rows, counters: { pages: stats.pages } }));
+      progress.tick();
     }
     await output.commit();
   } catch (error) {
     await output.abort();
     throw error;
   } finally {
-    progress.stop();
+    progress.finish();
   }
   const elapsedMs = Date.now() - clock;
   return {

@@ -5,7 +5,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { AuthError, CcsError, InputError, ServiceError } from '../errors.js';
-import { createProgress, NO_PROGRESS, type ProgressMode } from '../progress.js';
+import { type OnProgress, progressReporter } from '../progress-report.js';
 import type { PreparedCreate, Reply, ServiceClient } from '../service/client.js';
 import type { Client } from '../service/schemas.js';
 import { defaultResultsPath, IMPORT_DEFAULTS } from './defaults.js';
@@ -42,7 +42,9 @@ export interface ImportClientsOptions extends ImportSettings {
   service?: ServiceClient | undefined;
   /** Abort = stop reading, finish what is in flight, flush (Ctrl-C). */
   signal?: AbortSignal | undefined;
-  progress?: { stream: NodeJS.WritableStream & { isTTY?: boolean }; mode: ProgressMode; intervalMs?: number };
+  /** Progress as data: a snapshot at most every `progressIntervalMs` (default 100), and at the end. */
+  onProgress?: OnProgress | undefined;
+  progressIntervalMs?: number | undefined;
   /** Called once the plan is settled, before any row is sent (validate prints it). */
   onPlan?: (plan: ImportPlan) => void;
 }
@@ -123,7 +125,6 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
   const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
   const errorCodes = new Map<string, number>();
   const seen = new KeySet();
-  const progress = options.progress ? createProgress({ unit: 'rows', ...options.progress }) : NO_PROGRESS;
   let rows = 0;
   let errors = 0;
   let stopped: ImportSummary['stopped'];
@@ -140,7 +141,8 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
       ? { valid: counts.valid, invalid: counts.invalid, duplicate: counts.duplicate }
       : { created: counts.created, failed: counts.failed, invalid: counts.invalid, skipped: counts.skipped },
   });
-  const tick = () => progress.update(snapshot);
+  const progress = progressReporter(options.onProgress, snapshot, options.progressIntervalMs);
+  const tick = () => progress.tick();
 
   const record = (line: ResultLine, error?: string) => {
     counts[line.outcome]++;
@@ -303,7 +305,7 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
   } finally {
     await window.drain();
     await source.close();
-    progress.stop();
+    progress.finish();
     results.close();
     failedFile?.close();
   }
