@@ -1,0 +1,110 @@
+/**
+ * Every row's outcome goes through the recorder: the results file, the --failed file, the
+ * counts and top error codes, --max-errors, and why the run stopped, if it did.
+ */
+import type { RowVerdict } from './classify-row.js';
+import type { FailedFile } from './failed.js';
+import type { RawRecord } from './read/index.js';
+import { OUTCOMES, type Outcome, type ResultLine, type ResultsFile } from './results.js';
+
+export type StopReason = 'auth' | 'interrupted' | 'max_errors' | 'input_error' | 'output_error';
+
+export interface Stop {
+  reason: StopReason;
+  message: string;
+  code: string;
+}
+
+export interface RecorderOptions {
+  results: ResultsFile;
+  failed: FailedFile | undefined;
+  maxErrors: number | undefined;
+  /** Ctrl-C: nothing more goes on the wire. */
+  signal: AbortSignal | undefined;
+  /** After each outcome (progress). */
+  onRecord: () => void;
+}
+
+export class Recorder {
+  readonly counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
+  /** The first stop wins. */
+  stopped: Stop | undefined;
+  /** A results or failed file that could not be written: thrown once in-flight rows finish. */
+  outputFailure: unknown;
+  readonly #options: RecorderOptions;
+  readonly #errorCodes = new Map<string, number>();
+  #errors = 0;
+
+  constructor(options: RecorderOptions) {
+    this.#options = options;
+  }
+
+  /** One outcome: a results line, and for a problem (`error`) a --failed line too. */
+  record(line: ResultLine, error?: string): void {
+    this.counts[line.outcome]++;
+    this.#options.results.write(line);
+    if (error !== undefined) {
+      this.#options.failed?.write(line.values, error, line.outcome === 'failed' ? line.key : undefined);
+      const code = line.errorCode ?? line.outcome;
+      this.#errorCodes.set(code, (this.#errorCodes.get(code) ?? 0) + 1);
+      const { maxErrors } = this.#options;
+      if (maxErrors !== undefined && ++this.#errors >= maxErrors) {
+        this.stop('max_errors', `stopped after ${this.#errors} errors (--max-errors ${maxErrors})`, 'max_errors');
+      }
+    }
+    this.#options.onRecord();
+  }
+
+  /** A row decided without sending (classifyRow). */
+  settle(raw: RawRecord, verdict: Exclude<RowVerdict, { kind: 'send' }>): void {
+    const { row, values } = raw;
+    switch (verdict.kind) {
+      case 'invalid':
+        return this.record(
+          { row, outcome: 'invalid', errorType: 'validation', errorCode: 'invalid_row', errorMessage: verdict.issues, values },
+          verdict.issues,
+        );
+      case 'duplicate':
+        return this.record({
+          row,
+          outcome: 'duplicate',
+          key: verdict.key,
+          errorMessage: `same idempotency key as row ${verdict.firstRow}`,
+          values,
+        });
+      case 'skipped':
+        // Its `created` line from the earlier run stays in the results file: no new line.
+        this.counts.skipped++;
+        return this.#options.onRecord();
+      case 'valid':
+        return this.record({ row, outcome: 'valid', key: verdict.key, values });
+    }
+  }
+
+  /** A row read but not sent: after a stop, or signed when the run stopped. */
+  notAttempted(raw: RawRecord, key?: string): void {
+    this.record({ row: raw.row, outcome: 'not_attempted', key, values: raw.values });
+  }
+
+  stop(reason: StopReason, message: string, code: string): void {
+    this.stopped ??= { reason, message, code };
+  }
+
+  /** After a stop (auth, --max-errors, Ctrl-C) nothing more goes on the wire; what is on it finishes. */
+  halted(): boolean {
+    return this.#options.signal?.aborted === true || (this.stopped !== undefined && this.stopped.reason !== 'input_error');
+  }
+
+  /** A results or failed file that cannot be written: stop sending, finish in flight, then fail. */
+  outputFailed(error: unknown): void {
+    this.outputFailure ??= error;
+    this.stop('output_error', String((error as Error).message), 'output_failed');
+  }
+
+  topErrors(count: number): { code: string; count: number }[] {
+    return [...this.#errorCodes]
+      .map(([code, n]) => ({ code, count: n }))
+      .sort((a, b) => b.count - a.count)
+      .slice(0, count);
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * Sends one row: signed ahead of the wire, posted in a wire slot, and its outcome recorded
+ * inside that slot, so a stop it causes (401/403, --max-errors, an unwritable results file)
+ * is in force before the slot goes to the next row. A send never rejects.
+ */
+import { AuthError, CcsError, ServiceError } from '../errors.js';
+import type { PreparedCreate, Reply, ServiceClient } from '../service/client.js';
+import type { Client } from '../service/schemas.js';
+import { toCreateBody } from './key.js';
+import type { RawRecord } from './read/index.js';
+import type { Recorder } from './recorder.js';
+import type { SendWindow } from './send-window.js';
+import type { ClientFields } from './validate-row.js';
+
+export type SendRow = (raw: RawRecord, fields: ClientFields, key: string) => Promise<void>;
+
+export function createSender(service: ServiceClient, window: SendWindow, recorder: Recorder): SendRow {
+  const send = async (raw: RawRecord, fields: ClientFields, key: string) => {
+    if (recorder.halted()) return recorder.notAttempted(raw, key);
+    let prepared: PreparedCreate;
+    try {
+      prepared = await window.signing(() => service.prepareCreate(toCreateBody(fields, key)));
+    } catch (error) {
+      return recordFailure(recorder, raw, key, error);
+    }
+    await window.wire(async () => {
+      try {
+        if (recorder.halted()) return recorder.notAttempted(raw, key);
+        let reply: Reply<Client>;
+        try {
+          reply = await service.sendCreate(prepared);
+        } catch (error) {
+          return recordFailure(recorder, raw, key, error);
+        }
+        recorder.record({
+          row: raw.row,
+          outcome: 'created',
+          clientId: reply.data.id,
+          httpStatus: reply.status,
+          attempts: reply.attempts,
+          key,
+          requestId: reply.requestId,
+          values: raw.values,
+        });
+      } catch (error) {
+        recorder.outputFailed(error);
+      }
+    });
+  };
+  const outputFailed = (error: unknown) => recorder.outputFailed(error);
+  return (raw, fields, key) => send(raw, fields, key).catch(outputFailed);
+}
+
+function recordFailure(recorder: Recorder, raw: RawRecord, key: string, error: unknown): void {
+  const failure = asServiceError(error);
+  if (failure.code === 'interrupted') {
+    // Ctrl-C during a retry wait: it may exist already; resume sends it again under the same key.
+    recorder.record({
+      row: raw.row,
+      outcome: 'not_attempted',
+      attempts: failure.attempts,
+      key,
+      errorMessage: failure.message,
+      values: raw.values,
+    });
+    return;
+  }
+  if (failure instanceof AuthError) recorder.stop('auth', failure.message, 'auth');
+  recorder.record(
+    {
+      row: raw.row,
+      outcome: 'failed',
+      httpStatus: failure.status,
+      attempts: failure.attempts,
+      key,
+      errorType: failure.type,
+      errorCode: failure.errorCode ?? failure.code,
+      errorParam: failure.param,
+      errorMessage: failure.message,
+      requestId: failure.requestId,
+      values: raw.values,
+    },
+    failure.message,
+  );
+}
+
+function asServiceError(error: unknown): ServiceError {
+  if (error instanceof ServiceError) return error;
+  const message = error instanceof CcsError || error instanceof Error ? error.message : String(error);
+  return new ServiceError(`request not completed: ${message}`, { type: 'client_error' }, { code: 'not_sent' });
+}
