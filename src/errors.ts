@@ -1,15 +1,106 @@
 /**
- * One small error family. Each error has a stable `code` and its exit code;
- * only main.ts turns them into exit codes and messages. Expected failures never show a stack.
+ * One small, closed error family. Every code ccs-bulk raises is in ERROR_CODES with the one
+ * class that raises it (the README's error table is checked against it); each class has one
+ * exit code, and only main.ts turns them into exit codes and messages.
  */
 
 export type ExitCode = 0 | 1 | 2 | 3;
 
+export type ErrorClassName =
+  | 'UsageError'
+  | 'InputError'
+  | 'ServiceError'
+  | 'NetworkError'
+  | 'AuthError'
+  | 'StoppedError'
+  | 'OutputError';
+
+/** Each class's exit code. */
+export const EXIT_CODES = {
+  UsageError: 2,
+  InputError: 2,
+  ServiceError: 1,
+  NetworkError: 1,
+  AuthError: 3,
+  StoppedError: 3,
+  OutputError: 1,
+} as const satisfies Record<ErrorClassName, ExitCode>;
+
+/** Every error code, and the class that raises it. */
+export const ERROR_CODES = {
+  // Before anything is sent: flags, configuration, keys, output paths. Exit 2.
+  usage: 'UsageError',
+  bad_option: 'UsageError',
+  base_url_missing: 'UsageError',
+  bad_base_url: 'UsageError',
+  insecure_base_url: 'UsageError',
+  token_missing: 'UsageError',
+  token_unreadable: 'UsageError',
+  token_invalid: 'UsageError',
+  key_missing: 'UsageError',
+  key_unreadable: 'UsageError',
+  key_invalid: 'UsageError',
+  key_not_rsa: 'UsageError',
+  key_size: 'UsageError',
+  key_exists: 'UsageError',
+  key_write: 'UsageError',
+  bad_encoding: 'UsageError',
+  bad_delimiter: 'UsageError',
+  connection_missing: 'UsageError',
+  results_exist: 'UsageError',
+  results_foreign: 'UsageError',
+  results_unreadable: 'UsageError',
+  output_unwritable: 'UsageError',
+  same_file: 'UsageError',
+  page_size_refused: 'UsageError',
+  port_in_use: 'UsageError',
+  // The input file cannot be used as it is. Exit 2.
+  input_missing: 'InputError',
+  input_unreadable: 'InputError',
+  input_not_file: 'InputError',
+  input_empty: 'InputError',
+  input_format: 'InputError',
+  input_binary: 'InputError',
+  input_encoding: 'InputError',
+  input_sheet: 'InputError',
+  input_xlsx: 'InputError',
+  xlsx_incomplete: 'InputError',
+  csv_malformed: 'InputError',
+  csv_bad_quote: 'InputError',
+  csv_unclosed_quote: 'InputError',
+  record_too_large: 'InputError',
+  missing_columns: 'InputError',
+  duplicate_columns: 'InputError',
+  map_unknown_header: 'InputError',
+  // The service refused or failed a request. A row fails (import), or exit 1 (export).
+  service: 'ServiceError',
+  bad_response: 'ServiceError',
+  invalid_request: 'ServiceError',
+  not_sent: 'ServiceError',
+  wait_interrupted: 'ServiceError',
+  repeated_page: 'ServiceError',
+  network: 'NetworkError',
+  // 401/403: the run stops. Exit 3.
+  auth: 'AuthError',
+  // The run stopped before the end. Exit 3.
+  interrupted: 'StoppedError',
+  max_errors: 'StoppedError',
+  // A results, failed or export file could not be written mid-run. Exit 1.
+  output_failed: 'OutputError',
+} as const satisfies Record<string, ErrorClassName>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The codes one class (or several) may raise. */
+export type CodeOf<C extends ErrorClassName> = {
+  [K in ErrorCode]: (typeof ERROR_CODES)[K] extends C ? K : never;
+}[ErrorCode];
+
 export class CcsError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly exitCode: ExitCode;
 
-  constructor(message: string, code: string, exitCode: ExitCode, options?: { cause?: unknown }) {
+  constructor(message: string, code: ErrorCode, exitCode: ExitCode, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
@@ -19,22 +110,25 @@ export class CcsError extends Error {
 
 /** A bad flag, a missing token or key, a bad combination of options. Exit 2. */
 export class UsageError extends CcsError {
-  constructor(message: string, code = 'usage', options?: { cause?: unknown }) {
-    super(message, code, 2, options);
+  declare readonly code: CodeOf<'UsageError'>;
+
+  constructor(message: string, code: CodeOf<'UsageError'>, options?: { cause?: unknown }) {
+    super(message, code, EXIT_CODES.UsageError, options);
   }
 }
 
 /** Unreadable or unusable input: missing file, missing columns, broken CSV. Exit 2. */
 export class InputError extends CcsError {
+  declare readonly code: CodeOf<'InputError'>;
   readonly file: string | undefined;
   readonly line: number | undefined;
 
   constructor(
     message: string,
-    code = 'input',
+    code: CodeOf<'InputError'>,
     details: { file?: string; line?: number; cause?: unknown } = {},
   ) {
-    super(message, code, 2, { cause: details.cause });
+    super(message, code, EXIT_CODES.InputError, { cause: details.cause });
     this.file = details.file;
     this.line = details.line;
   }
@@ -53,8 +147,10 @@ export interface ServiceErrorDetails {
 
 /** The service refused or failed a request (after retries, where retries apply). Exit 1 for a run. */
 export class ServiceError extends CcsError {
+  declare readonly code: CodeOf<'ServiceError' | 'NetworkError' | 'AuthError'>;
   readonly status: number | undefined;
   readonly type: string | undefined;
+  /** The service's own error code (its error body's `code`), when it sent one. */
   readonly errorCode: string | undefined;
   readonly param: string | undefined;
   readonly requestId: string | undefined;
@@ -63,8 +159,12 @@ export class ServiceError extends CcsError {
   /** How many HTTP attempts were made before giving up. */
   attempts = 1;
 
-  constructor(message: string, info: ServiceErrorDetails = {}, options?: { cause?: unknown; code?: string }) {
-    super(message, options?.code ?? 'service', 1, options);
+  constructor(
+    message: string,
+    info: ServiceErrorDetails = {},
+    options?: { cause?: unknown; code?: CodeOf<'ServiceError' | 'NetworkError' | 'AuthError'> },
+  ) {
+    super(message, options?.code ?? 'service', EXIT_CODES.ServiceError, options);
     this.status = info.status;
     this.type = info.type;
     this.errorCode = info.errorCode;
@@ -84,7 +184,7 @@ export class NetworkError extends ServiceError {
 
 /** 401/403: never retried; stops a run. Exit 3. */
 export class AuthError extends ServiceError {
-  override readonly exitCode = 3 as const;
+  override readonly exitCode = EXIT_CODES.AuthError;
 
   constructor(message: string, info: ServiceErrorDetails = {}) {
     super(message, info, { code: 'auth' });
@@ -93,8 +193,19 @@ export class AuthError extends ServiceError {
 
 /** A run stopped before the end: interrupted, or --max-errors reached. Exit 3. */
 export class StoppedError extends CcsError {
-  constructor(message: string, code = 'stopped') {
-    super(message, code, 3);
+  declare readonly code: CodeOf<'StoppedError'>;
+
+  constructor(message: string, code: CodeOf<'StoppedError'>) {
+    super(message, code, EXIT_CODES.StoppedError);
+  }
+}
+
+/** A results, failed or export file that could not be written mid-run (disk full, reader gone). Exit 1. */
+export class OutputError extends CcsError {
+  declare readonly code: CodeOf<'OutputError'>;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, 'output_failed', EXIT_CODES.OutputError, options);
   }
 }
 

@@ -1,9 +1,13 @@
 /** The library API: the same work as the CLI, importable. */
+export type { CodeOf, ErrorClassName, ErrorCode, ExitCode } from './errors.js';
 export {
   AuthError,
   CcsError,
+  ERROR_CODES,
+  EXIT_CODES,
   InputError,
   NetworkError,
+  OutputError,
   ServiceError,
   StoppedError,
   UsageError,

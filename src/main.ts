@@ -38,7 +38,7 @@ export async function main(argv: string[]): Promise<never> {
     });
   } catch (error) {
     if (isCcsError(error)) {
-      process.stderr.write(`ccs-bulk: error: ${redactSecrets(error.message)}\n`);
+      process.stderr.write(`ccs-bulk: error: ${redactSecrets(error.message)} [${error.code}]\n`);
       code = error.exitCode;
     } else {
       process.stderr.write(

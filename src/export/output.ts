@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { CcsError, UsageError } from '../errors.js';
+import { OutputError, UsageError } from '../errors.js';
 
 export interface Output {
   /** The final path, or the stream's label. */
@@ -117,10 +117,10 @@ function streamOutput(stream: NodeJS.WritableStream, label: string): Output {
 }
 
 /** A write that failed (disk full, reader gone): the run failed, exit 1, not a crash. */
-function outputFailed(where: string, error: unknown): CcsError {
+function outputFailed(where: string, error: unknown): OutputError {
   const code = (error as NodeJS.ErrnoException).code;
   const reason = code ?? (error instanceof Error ? error.message : String(error));
-  return new CcsError(`cannot write the export to ${where}: ${reason}`, 'output_failed', 1, { cause: error });
+  return new OutputError(`cannot write the export to ${where}: ${reason}`, { cause: error });
 }
 
 /** Resolves on 'drain'; rejects if the stream errors or closes first, so a write never hangs. */

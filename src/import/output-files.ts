@@ -4,7 +4,7 @@
  */
 import { fchmodSync, openSync, statSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CcsError, UsageError } from '../errors.js';
+import { OutputError, UsageError } from '../errors.js';
 
 export function openPrivate(path: string, flags: string): number {
   let fd: number;
@@ -24,10 +24,8 @@ export function writeFully(fd: number, text: string | Uint8Array, path: string):
   try {
     while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
   } catch (error) {
-    throw new CcsError(
+    throw new OutputError(
       `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? error}; rows in flight still finish — run again with --resume once it is fixed`,
-      'output_failed',
-      1,
     );
   }
 }

@@ -2,6 +2,7 @@
  * Every row's outcome goes through the recorder: the results file, the --failed file, the
  * counts and top error codes, --max-errors, and why the run stopped, if it did.
  */
+import type { ErrorCode } from '../errors.js';
 import type { RowVerdict } from './classify-row.js';
 import type { FailedFile } from './failed.js';
 import type { RawRecord } from './read/index.js';
@@ -12,7 +13,7 @@ export type StopReason = 'auth' | 'interrupted' | 'max_errors' | 'input_error' |
 export interface Stop {
   reason: StopReason;
   message: string;
-  code: string;
+  code: ErrorCode;
 }
 
 export interface RecorderOptions {
@@ -86,7 +87,7 @@ export class Recorder {
     this.record({ row: raw.row, outcome: 'not_attempted', key, values: raw.values });
   }
 
-  stop(reason: StopReason, message: string, code: string): void {
+  stop(reason: StopReason, message: string, code: ErrorCode): void {
     this.stopped ??= { reason, message, code };
   }
 

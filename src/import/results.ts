@@ -7,7 +7,7 @@ import { closeSync, createReadStream, fstatSync, fsyncSync, openSync, readSync, 
 import { stat } from 'node:fs/promises';
 import { CsvError, parse } from 'csv-parse';
 import { csvCell, csvRecord } from '../csv-text.js';
-import { CcsError, InputError, UsageError } from '../errors.js';
+import { CcsError, UsageError } from '../errors.js';
 import { KeySet } from './key-set.js';
 import { BlockWriter, openPrivate, writeFully } from './output-files.js';
 
@@ -176,13 +176,7 @@ async function compactForResume(path: string): Promise<KeySet> {
     closeSync(out);
     rmSync(temp, { force: true });
     if (error instanceof CcsError) throw error;
-    throw new InputError(
-      `cannot read results file ${path} to resume: ${(error as Error).message}`,
-      'results_unreadable',
-      {
-        file: path,
-      },
-    );
+    throw new UsageError(`cannot read results file ${path} to resume: ${(error as Error).message}`, 'results_unreadable');
   }
   closeSync(out);
   try {

@@ -53,7 +53,7 @@ export function createSender(service: ServiceClient, window: SendWindow, recorde
 
 function recordFailure(recorder: Recorder, raw: RawRecord, key: string, error: unknown): void {
   const failure = asServiceError(error);
-  if (failure.code === 'interrupted') {
+  if (failure.code === 'wait_interrupted') {
     // Ctrl-C during a retry wait: it may exist already; resume sends it again under the same key.
     recorder.record({
       row: raw.row,

@@ -160,7 +160,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     }
     for (let attempt = 1; ; attempt++) {
       await waitUntil(pausedUntil, options.signal).catch(() => {
-        throw new ServiceError('interrupted before sending', { type: 'interrupted' }, { code: 'interrupted' });
+        throw new ServiceError('interrupted before sending', { type: 'interrupted' }, { code: 'wait_interrupted' });
       });
       let failure: ServiceError;
       let retryAfterMs: number | undefined;
@@ -241,7 +241,7 @@ function interrupted(last: ServiceError): ServiceError {
   return new ServiceError(
     `interrupted while waiting to retry (last answer: ${last.message})`,
     { status: last.status, type: 'interrupted', requestId: last.requestId },
-    { code: 'interrupted' },
+    { code: 'wait_interrupted' },
   );
 }
 

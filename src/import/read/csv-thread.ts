@@ -10,7 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { InputError, UsageError } from '../../errors.js';
+import { type CodeOf, InputError, UsageError } from '../../errors.js';
 import type { InspectedFile } from './inspect-file.js';
 import type { RawRecord, ReadOptions, RowSource, SourceInfo } from './types.js';
 
@@ -69,10 +69,10 @@ function receivedError(sent: SentError): Error {
       const details: { file?: string; line?: number } = {};
       if (sent.file !== undefined) details.file = sent.file;
       if (sent.line !== undefined) details.line = sent.line;
-      return new InputError(sent.message, sent.code, details);
+      return new InputError(sent.message, sent.code as CodeOf<'InputError'>, details);
     }
     case 'usage':
-      return new UsageError(sent.message, sent.code);
+      return new UsageError(sent.message, sent.code as CodeOf<'UsageError'>);
     case 'internal': {
       const error: NodeJS.ErrnoException = new Error(`CSV reader thread: ${sent.message}`);
       if (sent.code !== undefined) error.code = sent.code;

@@ -1,5 +1,5 @@
 import { CsvError } from 'csv-parse';
-import { InputError } from '../../errors.js';
+import { type CodeOf, InputError } from '../../errors.js';
 
 export interface ParseContext {
   file: string;
@@ -25,7 +25,7 @@ export function explainCsvError(error: unknown, context: ParseContext): InputErr
       cause: error,
     });
   }
-  const at = (line: number, message: string, code: string) =>
+  const at = (line: number, message: string, code: CodeOf<'InputError'>) =>
     new InputError(`${file}: line ${line}: ${message}`, code, { file, line, cause: error });
   const errorLine =
     typeof error.lines === 'number' ? Math.max(recordLine, error.lines - context.drift) : recordLine;
