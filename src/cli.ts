@@ -16,6 +16,7 @@ const INPUT = 'Input:';
 const OUTPUT = 'Output:';
 const SENDING = 'Sending:';
 const FAULTS = 'Faults:';
+const SERVER = 'Server:';
 
 function connectionFlags<T>(y: Argv<T>) {
   return y
@@ -166,21 +167,38 @@ function exportFlags<T>(y: Argv<T>) {
 
 function sandboxFlags<T>(y: Argv<T>) {
   return y
-    .option('port', { type: 'number', default: SANDBOX_DEFAULTS.commandPort, describe: '0 picks a free port' })
-    .option('host', { type: 'string', default: SANDBOX_DEFAULTS.host, describe: 'interface to listen on' })
+    .option('port', {
+      type: 'number',
+      group: SERVER,
+      default: SANDBOX_DEFAULTS.commandPort,
+      describe: '0 picks a free port',
+    })
+    .option('host', { type: 'string', group: SERVER, default: SANDBOX_DEFAULTS.host, describe: 'interface to listen on' })
     .option('token', {
       type: 'string',
+      group: SERVER,
       describe: 'bearer token to accept (default: a fresh lk_sandbox_ token)',
     })
-    .option('public-key', { type: 'string', describe: 'SPKI PEM file to verify signatures with' })
-    .option('seed', { type: 'number', describe: 'create N varied clients at start' })
+    .option('public-key', { type: 'string', group: SERVER, describe: 'SPKI PEM file to verify signatures with' })
+    .option('seed', { type: 'number', group: SERVER, describe: 'create N varied clients at start' })
     .option('seed-random', {
       type: 'number',
+      group: SERVER,
       default: SANDBOX_DEFAULTS.seedRandom,
       describe: 'PRNG seed for seeding and faults',
     })
-    .option('page-base', { choices: [0, 1] as const, default: SANDBOX_DEFAULTS.pageBase, describe: 'first page number' })
-    .option('max-page-size', { type: 'number', default: SANDBOX_DEFAULTS.maxPageSize, describe: 'largest size served' })
+    .option('page-base', {
+      choices: [0, 1] as const,
+      group: SERVER,
+      default: SANDBOX_DEFAULTS.pageBase,
+      describe: 'first page number',
+    })
+    .option('max-page-size', {
+      type: 'number',
+      group: SERVER,
+      default: SANDBOX_DEFAULTS.maxPageSize,
+      describe: 'largest size served',
+    })
     .option('latency', { type: 'number', group: FAULTS, describe: 'ms added to every request' })
     .option('jitter', { type: 'number', group: FAULTS, describe: 'ms of random extra latency' })
     .option('fail-rate', { type: 'number', group: FAULTS, describe: 'probability of a 5xx' })
@@ -245,7 +263,11 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
       'import <file>',
       'CSV or .xlsx → Create Client, with a results file',
       (y) =>
-        importFlags(y).option('dry-run', { type: 'boolean', describe: 'check everything, send nothing' }),
+        importFlags(y)
+          .option('dry-run', { type: 'boolean', describe: 'check everything, send nothing' })
+          .example('$0 import clients.csv --sandbox', 'rehearse against an in-process sandbox, no configuration')
+          .example('$0 import clients.csv --failed fix-me.csv', 'send every row; the rows to fix go to fix-me.csv')
+          .example('$0 import clients.csv --resume', 'continue after a crash, Ctrl-C or a stop'),
       async (args) => {
         exitCode = await importOrValidate(args, args.dryRun === true);
       },
@@ -253,7 +275,11 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
     .command(
       'validate <file>',
       'read and check a file like import, send nothing (= import --dry-run)',
-      (y) => importFlags(y),
+      (y) =>
+        importFlags(y)
+          .example('$0 validate clients.csv', 'print the plan (encoding, delimiter, columns) and check every row')
+          .example("$0 validate export.csv --delimiter ';' --encoding windows-1252", 'override what was detected')
+          .example("$0 validate people.xlsx --sheet 2 --map 'name=Legal name'", 'a sheet, and a column not recognised'),
       async (args) => {
         exitCode = await importOrValidate(args, true);
       },
@@ -261,7 +287,14 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
     .command(
       'export',
       'List Clients (filtered, all pages) → CSV or JSONL',
-      (y) => exportFlags(y),
+      (y) =>
+        exportFlags(y)
+          .example('$0 export --out clients.csv', 'every client, CSV, written atomically')
+          .example('$0 export --format jsonl --status approved > approved.jsonl', 'JSON Lines on stdout, filtered')
+          .example(
+            '$0 export --created-from 2025-01-01 --created-to 2025-01-31 --bom --out jan.csv',
+            'all of January (UTC), for Excel',
+          ),
       async (args) => {
         const { resolveExportOptions } = await import('./options.js');
         const { runExport } = await import('./commands/export.js');
@@ -271,7 +304,11 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
     .command(
       'sandbox',
       'run a local emulator of the service, for rehearsals and tests',
-      (y) => sandboxFlags(y),
+      (y) =>
+        sandboxFlags(y)
+          .example('$0 sandbox --seed 100', 'serve 100 varied clients on :4010; prints the export line to paste')
+          .example('$0 sandbox --port 0 --latency 50 --fail-rate 0.05', 'a free port, a slow and flaky service')
+          .example('$0 sandbox --reset-rate 0.05', 'cut 5% of connections after creating the client'),
       async (args) => {
         const { runSandbox } = await import('./commands/sandbox.js');
         // Flag names → the library's option names, once.
@@ -307,22 +344,29 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
       'keygen',
       'write an RSA-4096 key pair (PEM) to register with the service',
       (y) =>
-        y.option('out', {
-          type: 'string',
-          demandOption: true,
-          describe: 'directory for private.pem and public.pem',
-        }),
+        y
+          .option('out', {
+            type: 'string',
+            demandOption: true,
+            describe: 'directory for private.pem and public.pem',
+          })
+          .example('$0 keygen --out ~/.ccs', 'a new pair; give public.pem to the service')
+          .example('$0 keygen --out ./rehearsal-keys', 'a throw-away pair for a rehearsal'),
       async (args) => {
         const { runKeygen } = await import('./commands/keygen.js');
         await runKeygen({ out: args.out }, io);
       },
     )
-    .demandCommand(1, 'name a command: import, validate, export, sandbox or keygen')
+    .completion('completion', 'print a bash or zsh completion script (chosen by $SHELL)')
+    .example('$0 validate clients.csv', 'check a file, send nothing')
+    .example('$0 import clients.csv --failed fix-me.csv', 'import it (CCS_BASE_URL, CCS_TOKEN, CCS_SIGNING_KEY_FILE)')
+    .example('$0 completion >> ~/.bashrc', 'tab completion of commands and flags (~/.zshrc for zsh)')
+    .demandCommand(1, 'name a command: import, validate, export, sandbox, keygen or completion')
     .strict()
     .recommendCommands()
     .help()
     .version()
-    .wrap(Math.min(110, process.stdout.columns ?? 110))
+    .wrap(Math.min(110, io.stdout.columns ?? 110))
     .exitProcess(false)
     .fail((message, error) => {
       if (error) throw error;
