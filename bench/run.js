@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { generateRsaKeyPair } from '../dist/index.js';
 import { killAll } from './lib/processes.js';
 import { errorRow, formatTable } from './lib/report.js';
+import { writeBenchDocs } from './readme.js';
 import * as alternatives from './parts/alternatives.js';
 import * as exportPart from './parts/export.js';
 import * as importFloor from './parts/import-floor.js';
@@ -20,6 +21,7 @@ import * as validate from './parts/validate.js';
 
 const PARTS = [signing, importFloor, latency, validate, exportPart, memory, alternatives];
 const NEEDS_SIGNING = new Set(['import']);
+const DEFAULT_OUT = fileURLToPath(new URL('results.json', import.meta.url));
 
 const HELP = `Usage: node bench/run.js [options]   (npm run bench builds dist/ first)
 
@@ -32,7 +34,8 @@ const HELP = `Usage: node bench/run.js [options]   (npm run bench builds dist/ f
   --retry-contended N   measure again, up to N times, a run during which other processes kept
                         more than 0.25 cores busy; keep the least contended (default 0)
   --cpu-prof DIR        run every ccs-bulk child under node --cpu-prof into DIR (slows it)
-  --out FILE            results JSON (default bench/results.json)
+  --out FILE            results JSON (default bench/results.json; a full run there also updates
+                        the tables in bench/README.md and README.md: npm run bench:readme)
 `;
 
 function options() {
@@ -45,7 +48,7 @@ function options() {
       'with-alternatives': { type: 'boolean', default: false },
       'retry-contended': { type: 'string', default: '0' },
       'cpu-prof': { type: 'string' },
-      out: { type: 'string', default: fileURLToPath(new URL('results.json', import.meta.url)) },
+      out: { type: 'string', default: DEFAULT_OUT },
       help: { type: 'boolean', default: false },
     },
   });
@@ -211,6 +214,8 @@ async function main() {
   }
   writeFileSync(opts.out, `${JSON.stringify(results, null, 2)}\n`);
   process.stderr.write(`results: ${opts.out}\n`);
+  const fullRun = opts.out === DEFAULT_OUT && !opts.quick && opts.rows === undefined && opts.only.length === PARTS.length;
+  if (fullRun) for (const file of writeBenchDocs(opts.out)) process.stderr.write(`updated: ${file}\n`);
   return rows.some((r) => r.result === 'ERROR') ? 1 : 0;
 }
 

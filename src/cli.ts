@@ -128,7 +128,7 @@ function importFlags<T>(y: Argv<T>) {
       describe: 'requests in flight',
     })
     .option('rate', { type: 'number', group: SENDING, describe: 'at most N requests per second' })
-    .option('max-errors', { type: 'number', group: SENDING, describe: 'stop (exit 3) after N failed rows' });
+    .option('max-errors', { type: 'number', group: SENDING, describe: 'stop (exit 3) after N invalid or failed rows' });
 }
 
 function exportFlags<T>(y: Argv<T>) {

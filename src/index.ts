@@ -13,15 +13,19 @@ export {
   UsageError,
 } from './errors.js';
 export { EXPORT_COLUMNS, type ExportColumn } from './export/columns.js';
+export { EXPORT_DEFAULTS } from './export/defaults.js';
 export type { ExportClientsOptions, ExportSummary } from './export/run-export.js';
 export { exportClients } from './export/run-export.js';
 export type { ImportClientsOptions, ImportPlan, ImportSummary } from './import/run-import.js';
+export { IMPORT_DEFAULTS } from './import/defaults.js';
 export { importClients } from './import/run-import.js';
 export type { OnProgress, ProgressSnapshot } from './progress-report.js';
 export type { FaultSettings, Sandbox, SandboxClient, SandboxOptions } from './sandbox/index.js';
+export { SANDBOX_DEFAULTS } from './sandbox/defaults.js';
 export { startSandbox } from './sandbox/index.js';
 export type { ServiceClient, ServiceClientOptions } from './service/client.js';
 export { createServiceClient } from './service/client.js';
+export { SERVICE_DEFAULTS } from './service/defaults.js';
 export { loadSigningKey, publicKeyFingerprint } from './service/keys.js';
 export { DEFAULT_RETRY, parseRetryAfter, retryDelay } from './service/retry.js';
 export type { Client, CreateClientBody, ListClientsQuery } from './service/schemas.js';
