@@ -59,23 +59,19 @@ function connectionFlags<T>(y: Argv<T>) {
     });
 }
 
-function signingFlags<T>(y: Argv<T>) {
+/** The signature scheme, which the service does not publish: the client's and the sandbox's. */
+function schemeFlags<T>(y: Argv<T>, group: string) {
   return y
-    .option('signing-key', {
-      type: 'string',
-      group: CONNECTION,
-      describe: 'RSA-4096 private key PEM file (env CCS_SIGNING_KEY_FILE)',
-    })
-    .option('signature-hash', {
-      choices: ['sha256', 'sha512'] as const,
-      default: SERVICE_DEFAULTS.scheme.hash,
-      group: CONNECTION,
-    })
-    .option('signature-padding', {
-      choices: ['pkcs1', 'pss'] as const,
-      default: SERVICE_DEFAULTS.scheme.padding,
-      group: CONNECTION,
-    });
+    .option('signature-hash', { choices: ['sha256', 'sha512'] as const, default: SERVICE_DEFAULTS.scheme.hash, group })
+    .option('signature-padding', { choices: ['pkcs1', 'pss'] as const, default: SERVICE_DEFAULTS.scheme.padding, group });
+}
+
+function signingFlags<T>(y: Argv<T>) {
+  return schemeFlags(y, CONNECTION).option('signing-key', {
+    type: 'string',
+    group: CONNECTION,
+    describe: 'RSA-4096 private key PEM file (env CCS_SIGNING_KEY_FILE)',
+  });
 }
 
 function importFlags<T>(y: Argv<T>) {
@@ -166,7 +162,7 @@ function exportFlags<T>(y: Argv<T>) {
 }
 
 function sandboxFlags<T>(y: Argv<T>) {
-  return y
+  const flags = y
     .option('port', {
       type: 'number',
       group: SERVER,
@@ -231,12 +227,8 @@ function sandboxFlags<T>(y: Argv<T>) {
       type: 'boolean',
       default: SANDBOX_DEFAULTS.verifySignatures,
       describe: '--no-verify-signatures for benchmarks of unsigned tools only',
-    })
-    .option('signature-hash', { choices: ['sha256', 'sha512'] as const, default: SANDBOX_DEFAULTS.signature.hash })
-    .option('signature-padding', {
-      choices: ['pkcs1', 'pss'] as const,
-      default: SANDBOX_DEFAULTS.signature.padding,
     });
+  return schemeFlags(flags, SERVER);
 }
 
 /** Drops the keys whose value is undefined: optional options stay absent, not undefined. */
