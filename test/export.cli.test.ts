@@ -1,6 +1,6 @@
 /**
  * `ccs-bulk export` as a user runs it (the built CLI as a child process): stdout output is
- * clean CSV, the summary and exit codes follow SPEC.md, failures leave no file.
+ * clean CSV, the summary and exit codes are as documented, failures leave no file.
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -41,7 +41,7 @@ describe('parseRetryAfter', () => {
 });
 
 describe('isRetryableStatus', () => {
-  it('retries exactly the statuses SPEC.md names', () => {
+  it('retries exactly the statuses docs/service.md names', () => {
     const retried = [400, 401, 403, 404, 408, 409, 422, 425, 429, 500, 501, 502, 503, 504].filter(
       isRetryableStatus,
     );

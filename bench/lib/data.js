@@ -70,7 +70,7 @@ export function writeClientsCsv(path, rows) {
   }
 }
 
-/** The wire body, in the field order ccs-bulk serializes (SPEC: the exact bytes are signed). */
+/** The wire body, in the field order ccs-bulk serializes (the exact bytes are signed: docs/service.md#signing). */
 export function wireBody(sent, key) {
   return JSON.stringify({
     name: sent.name,
