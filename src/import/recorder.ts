@@ -91,6 +91,11 @@ export class Recorder {
     this.stopped ??= { reason, message, code };
   }
 
+  /** Ctrl-C: stop reading; what is in flight finishes. */
+  interrupted(): void {
+    this.stop('interrupted', 'interrupted', 'interrupted');
+  }
+
   /** After a stop (auth, --max-errors, Ctrl-C) nothing more goes on the wire; what is on it finishes. */
   halted(): boolean {
     return this.#options.signal?.aborted === true || (this.stopped !== undefined && this.stopped.reason !== 'input_error');

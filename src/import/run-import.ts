@@ -88,7 +88,7 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
   }
   if (run.recorder.outputFailure !== undefined) throw run.recorder.outputFailure;
   // Ctrl-C after the last row was read still stopped the rows in flight.
-  if (options.signal?.aborted) run.recorder.stop('interrupted', 'interrupted', 'interrupted');
+  if (options.signal?.aborted) run.recorder.interrupted();
   return summarize(run, options);
 }
 
@@ -98,7 +98,7 @@ async function importRows(run: Run, signal: AbortSignal | undefined): Promise<vo
   for await (const batch of run.source.batches) {
     sizeKeySet(run, batch.length);
     for (const raw of batch) {
-      if (signal?.aborted) return recorder.stop('interrupted', 'interrupted', 'interrupted');
+      if (signal?.aborted) return recorder.interrupted();
       run.rows++;
       // After a stop (auth, --max-errors) the rest of the file is still accounted for.
       if (recorder.stopped) {
@@ -113,7 +113,7 @@ async function importRows(run: Run, signal: AbortSignal | undefined): Promise<vo
       await window.slot();
       if (signal?.aborted) {
         recorder.notAttempted(raw, verdict.key);
-        return recorder.stop('interrupted', 'interrupted', 'interrupted');
+        return recorder.interrupted();
       }
       window.run(() => send!(raw, verdict.fields, verdict.key));
     }
