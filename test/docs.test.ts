@@ -151,3 +151,22 @@ describe('benchmark figures', () => {
     expect(writeBenchDocs(undefined, { check: true })).toEqual([]);
   });
 });
+
+describe('docs/service.md', () => {
+  it('has every section the code cites (docs/service.md#anchor)', async () => {
+    const { readdir } = await import('node:fs/promises');
+    const anchors = new Set(
+      [...readFileSync(join(ROOT, 'docs', 'service.md'), 'utf8').matchAll(/^#+ (.+)$/gm)].map((m) =>
+        m[1]!.toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-'),
+      ),
+    );
+    const cited: string[] = [];
+    for (const entry of await readdir(join(ROOT, 'src'), { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      const text = readFileSync(join(entry.parentPath, entry.name), 'utf8');
+      for (const m of text.matchAll(/docs\/service\.md#([a-z0-9-]+)/g)) cited.push(m[1]!);
+    }
+    expect(cited.length).toBeGreaterThan(3);
+    expect(cited.filter((anchor) => !anchors.has(anchor))).toEqual([]);
+  });
+});
