@@ -121,14 +121,18 @@ function exportFlags<T>(y: Argv<T>) {
       group: OUTPUT,
       describe: "output file, '-' for stdout",
     })
-    .option('format', { choices: ['csv', 'jsonl'] as const, default: 'csv' as const, group: OUTPUT })
+    .option('format', {
+      choices: ['csv', 'jsonl', 'xlsx'] as const,
+      group: OUTPUT,
+      describe: 'default: from the --out name (.xlsx, .jsonl), else csv',
+    })
     .option('columns', { type: 'string', group: OUTPUT, describe: 'comma list of columns, in order' })
     .option('bom', { type: 'boolean', group: OUTPUT, describe: 'start the CSV with a UTF-8 BOM (Excel)' })
     .option('escape-formulas', {
       type: 'boolean',
       default: true,
       group: OUTPUT,
-      describe: "prefix cells starting with = + - @ tab CR with ' (--no-escape-formulas to turn off)",
+      describe: "CSV: prefix cells starting with = + - @ tab CR with ' (--no-escape-formulas to turn off)",
     })
     .option('status', { type: 'string', describe: 'comma list of client statuses' })
     .option('credit-status', { type: 'string', describe: 'comma list: active,inactive' })
@@ -177,7 +181,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
     )
     .command(
       'export',
-      'List Clients (filtered, all pages) → CSV or JSONL',
+      'List Clients (filtered, all pages) → CSV, JSONL or an xlsx report',
       (y) => exportFlags(y),
       async (args) => {
         const { resolveExportOptions } = await import('./options.js');
