@@ -22,5 +22,5 @@ const LOOKS_ESCAPED = /^'+[=+\-@\t\r]/;
  * already looks escaped (`'=x`) gets one more `'`, as the importer strips one from it.
  */
 export function keepLookalike(value: string): string {
-  return LOOKS_ESCAPED.test(value) ? `'${value}` : value;
+  return value.charCodeAt(0) === 39 && LOOKS_ESCAPED.test(value) ? `'${value}` : value;
 }

@@ -5,7 +5,7 @@
  * a number. The header is row 1 (bold, frozen); the autofilter covers the rows written.
  */
 import { UsageError } from '../errors.js';
-import type { ExportColumn, FlatClient } from './columns.js';
+import type { ExportColumn } from './columns.js';
 import type { Encoder } from './encode.js';
 import { keepLookalike } from './escape.js';
 import { STYLE } from './xlsx-package.js';
@@ -46,6 +46,7 @@ const HEAD =
 export function createSheetEncoder(columns: readonly ExportColumn[]): Encoder {
   const letters = columns.map((_, index) => columnLetter(index));
   const lastLetter = letters[letters.length - 1] ?? 'A';
+  const styles = columns.map((column) => (IDENTIFIERS.has(column) ? STYLE.text : 0));
   let row = 1;
   return {
     start() {
@@ -61,7 +62,19 @@ export function createSheetEncoder(columns: readonly ExportColumn[]): Encoder {
         row++;
         if (row > MAX_SHEET_ROWS) throw tooManyRows();
         xml += `<row r="${row}">`;
-        for (let i = 0; i < columns.length; i++) xml += cell(client, columns[i]!, `${letters[i]}${row}`);
+        for (let i = 0; i < columns.length; i++) {
+          const column = columns[i]!;
+          const ref = `${letters[i]}${row}`;
+          if (column === 'documents_count') {
+            xml += `<c r="${ref}"><v>${client.documents_count}</v></c>`;
+            continue;
+          }
+          const value = column === 'documents' ? JSON.stringify(client.documents) : client[column];
+          if (value === null || value === '') continue;
+          const serial = column === 'created_at' ? excelSerial(value) : undefined;
+          if (serial !== undefined) xml += `<c r="${ref}" s="${STYLE.dateTime}"><v>${serial}</v></c>`;
+          else xml += textCell(ref, keepLookalike(value), styles[i]!, client.id, column);
+        }
         xml += '</row>';
       }
       return xml;
@@ -77,33 +90,24 @@ export function createSheetEncoder(columns: readonly ExportColumn[]): Encoder {
   };
 }
 
-function cell(client: FlatClient, column: ExportColumn, ref: string): string {
-  if (column === 'documents_count') return `<c r="${ref}"><v>${client.documents_count}</v></c>`;
-  if (column === 'documents') return textCell(ref, JSON.stringify(client.documents), 0, client.id, column);
-  const value = client[column];
-  if (value === null || value === '') return '';
-  if (column === 'created_at') {
-    const serial = excelSerial(value);
-    if (serial !== undefined) return `<c r="${ref}" s="${STYLE.dateTime}"><v>${serial}</v></c>`;
-  }
-  return textCell(ref, keepLookalike(value), IDENTIFIERS.has(column) ? STYLE.text : 0, client.id, column);
-}
-
+/** Anything that needs more than copying: XML specials, control characters, `_`, edge spaces. */
+const NEEDS_CARE = /[&<>_\x00-\x1f\ufffe\uffff]|^ | $/;
 const EDGE_SPACE = /^[ \t\n\r]|[ \t\n\r]$/;
 
 function textCell(ref: string, value: string, style: number, id?: string, column?: string): string {
   if (value.length > MAX_CELL_CHARS) throw tooLong(id, column, value.length);
   const s = style === 0 ? '' : ` s="${style}"`;
+  if (!NEEDS_CARE.test(value)) return `<c r="${ref}"${s} t="inlineStr"><is><t>${value}</t></is></c>`;
   const space = EDGE_SPACE.test(value) ? ' xml:space="preserve"' : '';
   return `<c r="${ref}"${s} t="inlineStr"><is><t${space}>${xmlText(value)}</t></is></c>`;
 }
 
 /**
  * Text as an OOXML string: XML's specials escaped; CR as a character reference (a raw CR is
- * read back as LF); characters XML cannot hold as `_xHHHH_`, and a literal `_xHHHH_` with its
- * `_` escaped, as Excel writes them.
+ * read back as LF); characters XML cannot hold as `_xHHHH_`, and the `_` of a literal `_x…_`
+ * as `_x005F_`, as Excel and LibreOffice decode them (LibreOffice takes 1 to 4 hex digits).
  */
-const XML_SPECIAL = /[&<>\r\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]|_(?=x[0-9a-fA-F]{4}_)/g;
+const XML_SPECIAL = /[&<>\r\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]|_(?=x[0-9a-fA-F]{1,4}_)/g;
 
 export function xmlText(value: string): string {
   return value.replace(XML_SPECIAL, (char) => {
