@@ -136,14 +136,18 @@ function exportFlags<T>(y: Argv<T>) {
       group: OUTPUT,
       describe: "output file, '-' for stdout",
     })
-    .option('format', { choices: EXPORT_FORMATS, default: EXPORT_DEFAULTS.format, group: OUTPUT })
+    .option('format', {
+      choices: EXPORT_FORMATS,
+      group: OUTPUT,
+      describe: 'default: from the --out name (.xlsx, .jsonl), else csv',
+    })
     .option('columns', { type: 'string', group: OUTPUT, describe: 'comma list of columns, in order' })
     .option('bom', { type: 'boolean', group: OUTPUT, describe: 'start the CSV with a UTF-8 BOM (Excel)' })
     .option('escape-formulas', {
       type: 'boolean',
       default: EXPORT_DEFAULTS.escapeFormulas,
       group: OUTPUT,
-      describe: "prefix cells starting with = + - @ tab CR with ' (--no-escape-formulas to turn off)",
+      describe: "CSV: prefix cells starting with = + - @ tab CR with ' (--no-escape-formulas to turn off)",
     })
     .option('status', { type: 'string', describe: 'comma list of client statuses' })
     .option('credit-status', { type: 'string', describe: 'comma list: active,inactive' })
@@ -278,11 +282,12 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
     )
     .command(
       'export',
-      'List Clients (filtered, all pages) → CSV or JSONL',
+      'List Clients (filtered, all pages) → CSV, JSONL or an xlsx report',
       (y) =>
         exportFlags(y)
           .example('$0 export --out clients.csv', 'every client, CSV, written atomically')
           .example('$0 export --format jsonl --status approved > approved.jsonl', 'JSON Lines on stdout, filtered')
+          .example('$0 export --status approved --out approved.xlsx', 'an xlsx report: bold frozen header, autofilter')
           .example(
             '$0 export --created-from 2025-01-01 --created-to 2025-01-31 --bom --out jan.csv',
             'all of January (UTC), for Excel',

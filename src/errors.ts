@@ -54,6 +54,9 @@ export const ERROR_CODES = {
   same_file: 'UsageError',
   page_size_refused: 'UsageError',
   port_in_use: 'UsageError',
+  xlsx_to_terminal: 'UsageError',
+  xlsx_too_many_rows: 'UsageError',
+  xlsx_cell_too_long: 'UsageError',
   // The input file cannot be used as it is. Exit 2.
   input_missing: 'InputError',
   input_unreadable: 'InputError',

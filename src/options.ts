@@ -54,7 +54,7 @@ export interface ImportFlags extends CommonFlags {
 
 export interface ExportFlags extends CommonFlags {
   out: string;
-  format: ExportFormat;
+  format?: ExportFormat | undefined;
   columns?: string | undefined;
   bom?: boolean | undefined;
   escapeFormulas: boolean;
@@ -285,6 +285,7 @@ export function parseExportOptions(argv: ExportFlags): ExportOptions {
         prefetch: argv.prefetch,
       },
       'flag',
+      out,
     ),
   };
 }

@@ -61,13 +61,16 @@ export function parseRun(ctx, rows) {
 const PAGE_SIZE = 100;
 const PREFETCH = 4;
 
-/** `ccs-bulk export` of a sandbox seeded with `clients` (page size 100, 4 pages ahead: the defaults). */
-export function exportRun(ctx, clients) {
-  return cached(ctx, `export:${clients}`, () =>
+/**
+ * `ccs-bulk export` of a sandbox seeded with `clients` (page size 100, 4 pages ahead: the
+ * defaults), to CSV or to an xlsx report.
+ */
+export function exportRun(ctx, clients, format = 'csv') {
+  return cached(ctx, format === 'csv' ? `export:${clients}` : `export-${format}:${clients}`, () =>
     withSandbox(ctx, { seed: clients }, async (service) => {
-      ctx.log(`  export ${clients} clients…`);
-      const out = tempPath(ctx, 'export.csv');
-      const args = ['export', '--out', out, '--quiet', '--json'];
+      ctx.log(`  export ${clients} clients to ${format}…`);
+      const out = tempPath(ctx, `export.${format}`);
+      const args = ['export', '--out', out, '--format', format, '--quiet', '--json'];
       args.push('--page-size', String(PAGE_SIZE), '--prefetch', String(PREFETCH));
       const result = await runNode(ctx, BIN, args, {
         env: { CCS_BASE_URL: service.url, CCS_TOKEN: service.token },

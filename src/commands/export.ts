@@ -4,7 +4,7 @@
  * size → 2); this only adds a line saying what happened to the output.
  *
  * With --json the summary goes to stdout, except when the data itself goes there (`--out -`):
- * then it goes to stderr as one JSON line, so stdout stays a clean CSV/JSONL stream.
+ * then it goes to stderr as one JSON line, so stdout stays a clean CSV/JSONL/xlsx stream.
  */
 import { type ExitCode, StoppedError, UsageError } from '../errors.js';
 import { type ExportSummary, exportClients } from '../export/run-export.js';
@@ -18,6 +18,13 @@ export async function runExport(options: ResolvedExportOptions, io: Io): Promise
   if (!options.connection)
     throw new UsageError('export needs a service connection (or --sandbox)', 'connection_missing');
   const toStdout = settings.out === '-';
+  // A workbook is binary: piped or redirected it is fine, on a terminal it is noise.
+  if (toStdout && settings.format === 'xlsx' && io.stdout.isTTY === true) {
+    throw new UsageError(
+      'an xlsx workbook is binary: name a file with --out report.xlsx, or redirect stdout to one',
+      'xlsx_to_terminal',
+    );
+  }
   const connected = await connect(
     options.connection,
     {

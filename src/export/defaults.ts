@@ -2,12 +2,13 @@
 import type { Direction } from '../service/schemas.js';
 import { EXPORT_COLUMNS } from './columns.js';
 
-export const EXPORT_FORMATS = ['csv', 'jsonl'] as const;
+export const EXPORT_FORMATS = ['csv', 'jsonl', 'xlsx'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export const EXPORT_DEFAULTS = {
   /** The command's: stdout. */
   out: '-',
+  /** Unless --out names a .xlsx or .jsonl file (formatOf). */
   format: 'csv' as ExportFormat,
   columns: EXPORT_COLUMNS,
   bom: false,

@@ -7,16 +7,20 @@
  * JSONL: one object per line with the chosen columns, native JSON types (`documents` an array,
  * `documents_count` a number, absent values null) and never formula-escaped: JSON is read by
  * programs, and a `'` would corrupt the data they read.
+ * xlsx: typed worksheet cells (xlsx-sheet.ts), zipped by the output (xlsx-package.ts).
  */
 import type { ExportColumn, FlatClient } from './columns.js';
 import { csvRecord } from '../csv-text.js';
 import { escapeFormula } from './escape.js';
 import type { ExportFormat } from './options.js';
+import { createSheetEncoder } from './xlsx-sheet.js';
 
 export interface Encoder {
   /** The text before the first row: BOM and header (CSV), nothing (JSONL). */
   start(): string;
   encode(clients: readonly FlatClient[]): string;
+  /** The text after the last row (the end of an xlsx sheet). */
+  end(): string;
 }
 
 export interface EncoderOptions {
@@ -32,9 +36,11 @@ function csvLine(cells: readonly string[]): string {
 
 export function createEncoder(options: EncoderOptions): Encoder {
   const { columns } = options;
+  if (options.format === 'xlsx') return createSheetEncoder(columns);
   if (options.format === 'jsonl') {
     return {
       start: () => '',
+      end: () => '',
       encode(clients) {
         let text = '';
         for (const client of clients) {
@@ -49,6 +55,7 @@ export function createEncoder(options: EncoderOptions): Encoder {
   const cell = options.escapeFormulas ? escapeFormula : (value: string) => value;
   return {
     start: () => (options.bom ? '\uFEFF' : '') + csvLine(columns),
+    end: () => '',
     encode(clients) {
       let text = '';
       for (const client of clients) text += csvLine(columns.map((column) => cell(csvText(client, column))));

@@ -14,3 +14,13 @@ const NEEDS_PREFIX = /^'*[=+\-@\t\r]/;
 export function escapeFormula(value: string): string {
   return NEEDS_PREFIX.test(value) ? `'${value}` : value;
 }
+
+const LOOKS_ESCAPED = /^'+[=+\-@\t\r]/;
+
+/**
+ * For typed cells (xlsx), which are never formulas and need no escape: only a value that
+ * already looks escaped (`'=x`) gets one more `'`, as the importer strips one from it.
+ */
+export function keepLookalike(value: string): string {
+  return value.charCodeAt(0) === 39 && LOOKS_ESCAPED.test(value) ? `'${value}` : value;
+}

@@ -27,7 +27,7 @@ export interface ExportOptions {
   columns: readonly ExportColumn[];
   /** UTF-8 BOM before the CSV header (Excel); CSV only. */
   bom: boolean;
-  /** Prefix `'` to CSV cells a spreadsheet would run as formulas; JSONL is never escaped. */
+  /** Prefix `'` to CSV cells a spreadsheet would run as formulas; JSONL and xlsx cells are never escaped. */
   escapeFormulas: boolean;
   status: readonly ClientStatus[] | undefined;
   creditStatus: readonly CreditStatus[] | undefined;
@@ -62,14 +62,22 @@ const bad = (message: string) => new UsageError(message, 'bad_option');
 export function checkExportSettings(
   settings: ExportSettings,
   style: 'flag' | 'library' = 'library',
+  out?: string,
 ): Omit<ExportOptions, 'out'> {
   const name = (flag: string, key: string) => (style === 'flag' ? `--${flag}` : key);
-  const format = settings.format ?? EXPORT_DEFAULTS.format;
+  const named = out === undefined ? undefined : formatOf(out);
+  const format = settings.format ?? named ?? EXPORT_DEFAULTS.format;
   if (!EXPORT_FORMATS.includes(format)) {
     throw bad(`${name('format', 'format')} must be one of ${EXPORT_FORMATS.join(', ')} (got "${format}")`);
   }
+  // Excel refuses a .xlsx file holding text, and a workbook named .csv is as useless.
+  if (named !== undefined && named !== format && (named === 'xlsx' || format === 'xlsx')) {
+    throw bad(
+      `${name('format', 'format')} ${format} does not match ${out}: name the file .${format} or drop ${name('format', 'format')}`,
+    );
+  }
   const bom = settings.bom ?? EXPORT_DEFAULTS.bom;
-  // A BOM in JSONL breaks line-by-line JSON readers (jq, JSON.parse of line 1).
+  // A BOM in JSONL breaks line-by-line JSON readers (jq, JSON.parse of line 1); xlsx is not text.
   if (bom && format !== 'csv') throw bad(`${name('bom', 'bom')} applies to CSV only`);
   const direction = settings.direction ?? EXPORT_DEFAULTS.direction;
   if (!DIRECTIONS.includes(direction)) {
@@ -120,6 +128,15 @@ export function checkExportSettings(
       MAX_PREFETCH,
     ),
   };
+}
+
+/** The format a file name asks for by its extension, if any. */
+export function formatOf(out: string): ExportFormat | undefined {
+  const extension = /\.([a-z]+)$/i.exec(out)?.[1]?.toLowerCase();
+  if (extension === 'xlsx') return 'xlsx';
+  if (extension === 'jsonl' || extension === 'ndjson') return 'jsonl';
+  if (extension === 'csv') return 'csv';
+  return undefined;
 }
 
 function wholeNumber(value: number, label: string, max: number): number {

@@ -1,5 +1,5 @@
 /**
- * Where the export's text goes. A file is written to a temp file beside it (same directory,
+ * Where the export's bytes go. A file is written to a temp file beside it (same directory,
  * so the rename is atomic on one file system), mode 0600 as it holds personal data, and renamed
  * into place only on success: a failed or interrupted export never leaves a half file under
  * the final name, and removes its temp file. A stream (stdout) is written as is and not ended.
@@ -15,7 +15,7 @@ export interface Output {
   /** The final path, or the stream's label. */
   readonly target: string;
   bytes: number;
-  write(text: string): Promise<void>;
+  write(data: string | Uint8Array): Promise<void>;
   /** Flushes and, for a file, renames the temp file into place. */
   commit(): Promise<void>;
   /** Drops the temp file (a stream is left as it is). Never throws. */
@@ -54,10 +54,10 @@ export async function openOutput(out: string | NodeJS.WritableStream, label = 's
   const output: Output = {
     target: out,
     bytes: 0,
-    async write(text) {
+    async write(data) {
       if (failure) throw failed(failure);
       // Encoded once: counting the bytes and writing the string would encode it twice.
-      const bytes = Buffer.from(text, 'utf8');
+      const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
       output.bytes += bytes.length;
       if (!stream.write(bytes)) await drained(stream).catch((error: unknown) => Promise.reject(failed(error)));
     },
@@ -97,9 +97,9 @@ function streamOutput(stream: NodeJS.WritableStream, label: string): Output {
   const output: Output = {
     target: label,
     bytes: 0,
-    async write(text) {
+    async write(data) {
       if (failure) throw outputFailed(label, failure);
-      const bytes = Buffer.from(text, 'utf8');
+      const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
       output.bytes += bytes.length;
       if (!stream.write(bytes))
         await drained(stream).catch((error: unknown) => Promise.reject(outputFailed(label, error)));

@@ -12,6 +12,7 @@ import { flattenClient } from './columns.js';
 import { createEncoder } from './encode.js';
 import { checkExportSettings, type ExportFormat, type ExportSettings } from './options.js';
 import { openOutput } from './output.js';
+import { zipWorkbook } from './xlsx-package.js';
 import { newPagingStats, type PageFilters, pageClients } from './page.js';
 
 export interface ExportClientsOptions extends ExportSettings {
@@ -57,7 +58,7 @@ export interface ExportSummary {
 }
 
 export async function exportClients(options: ExportClientsOptions): Promise<ExportSummary> {
-  const settings = checkExportSettings(options);
+  const settings = checkExportSettings(options, 'library', typeof options.out === 'string' ? options.out : undefined);
   if (options.out === '-')
     throw new TypeError("exportClients: pass a writable stream (stdout, say), not '-'");
   const started = (options.now ?? (() => new Date()))();
@@ -74,7 +75,8 @@ export async function exportClients(options: ExportClientsOptions): Promise<Expo
   };
   const encoder = createEncoder(settings);
   const stats = newPagingStats(settings.pageSize);
-  const output = await openOutput(options.out);
+  const target = await openOutput(options.out);
+  const output = settings.format === 'xlsx' ? zipWorkbook(target) : target;
   let rows = 0;
   const progress = progressReporter(
     options.onProgress,
@@ -100,6 +102,8 @@ export async function exportClients(options: ExportClientsOptions): Promise<Expo
       rows += page.clients.length;
       progress.tick();
     }
+    const tail = encoder.end();
+    if (tail !== '') await output.write(tail);
     await output.commit();
   } catch (error) {
     await output.abort();
