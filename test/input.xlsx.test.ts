@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
 import { cellText, formatNumber, isDateFormat } from '../src/import/read/cell-text.js';
 import { openRows } from '../src/import/read/index.js';
-import { targetSheet } from '../src/import/read/read-xlsx.js';
+import { targetSheet } from '../src/import/read/sheet-choice.js';
 import { makeTempDir } from './helpers.js';
 import { readAll } from './input.helpers.js';
 
