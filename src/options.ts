@@ -173,6 +173,7 @@ export async function resolveImportOptions(
   const delimiter = parseDelimiter(argv.delimiter);
   if (delimiter !== undefined) read.delimiter = delimiter;
   if (argv.sheet !== undefined) read.sheet = argv.sheet;
+  if (argv.headerRow !== undefined) read.headerRow = check(positiveInt('--header-row', 2 ** 31), argv.headerRow);
   if (argv.maxRecordSize !== undefined)
     read.maxRecordSize = check(positiveInt('--max-record-size', 2 ** 30), argv.maxRecordSize);
   const field = argv.applicationDateField.trim();
