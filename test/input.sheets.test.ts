@@ -9,22 +9,9 @@ import { InputError } from '../src/errors.js';
 import { headerTest } from '../src/import/columns.js';
 import { openRows, type ReadOptions } from '../src/import/read/index.js';
 import { WHOLE_FILE_LIMITS } from '../src/import/read/read-workbook.js';
-import { ROOT } from './helpers.js';
 import { readAll, useInputFiles } from './input.helpers.js';
+import { PRODUCERS, SHEETS } from './sheets.corpus.js';
 
-const SHEETS = join(ROOT, 'fixtures', 'input', 'sheets');
-export const PRODUCERS = [
-  ['libreoffice.xlsx', 'xlsx'],
-  ['libreoffice.ods', 'ods'],
-  ['libreoffice.xls', 'xls'],
-  ['openpyxl.xlsx', 'xlsx'],
-  ['openpyxl-1904.xlsx', 'xlsx'],
-  ['exceljs.xlsx', 'xlsx'],
-  ['sheetjs.xlsx', 'xlsx'],
-  ['sheetjs.ods', 'ods'],
-  ['sheetjs.xls', 'xls'],
-  ['sheetjs-biff5.xls', 'xls'],
-] as const;
 
 const files = useInputFiles();
 

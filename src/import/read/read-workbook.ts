@@ -56,7 +56,7 @@ export async function openWorkbook(inspected: InspectedFile & { format: 'ods' | 
     workbook = XLSX.read(bytes, { type: 'buffer', dense: true, cellNF: true, cellDates: false, cellFormula: false, cellHTML: false, cellText: false });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    if (/password|encrypt/i.test(reason)) throw new InputError(`${file}: ${PROTECTED}`, 'input_protected', { file });
+    if (/password-protected/i.test(reason)) throw new InputError(`${file}: ${PROTECTED}`, 'input_protected', { file });
     throw new InputError(`${file}: cannot read the workbook (${reason}): is it a valid .${format} file?`, 'input_xlsx', {
       file,
       cause: error,
