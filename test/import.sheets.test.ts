@@ -15,7 +15,7 @@ let keyFile: string;
 /** row → [idempotency key, client id] of source.csv's import. */
 let truth: Map<string, [string, string]>;
 
-async function importFile(name: string): Promise<{ code: number; stderr: string; lines: string[][] }> {
+async function importFile(name: string): Promise<{ code: number | null; stderr: string; lines: string[][] }> {
   const results = join(temp.dir, `${name}.results.csv`);
   const run = await runCli(['import', join(SHEETS, name), '--results', results], { env: sandboxEnv(sandbox, keyFile) });
   return { code: run.code, stderr: run.stderr, lines: await readResults(results).catch(() => []) };
