@@ -78,36 +78,27 @@ function writeSource() {
 
 const asDate = (iso) => (iso === '' ? null : new Date(`${iso}T00:00:00Z`));
 
+/** A row's cells as a spreadsheet holds them: a date, a number, text, or nothing. */
+const cells = (row) =>
+  HEADERS.map((h) => {
+    if (h === 'application_date') return asDate(row[h]);
+    if (h === 'employees') return row[h];
+    return row[h] === '' ? null : row[h];
+  });
+
 async function writeExceljs() {
   const workbook = new ExcelJS.Workbook();
   workbook.created = new Date(Date.UTC(2024, 0, 1));
   workbook.modified = workbook.created;
   const sheet = workbook.addWorksheet('Clients');
   sheet.addRow(HEADERS);
-  for (const row of ROWS) {
-    sheet.addRow(
-      HEADERS.map((h) => {
-        if (h === 'application_date') return asDate(row[h]);
-        if (h === 'employees') return row[h];
-        return row[h] === '' ? null : row[h];
-      }),
-    );
-  }
+  for (const row of ROWS) sheet.addRow(cells(row));
   sheet.getColumn(6).numFmt = 'yyyy-mm-dd';
   await workbook.xlsx.writeFile(join(out, 'exceljs.xlsx'));
 }
 
 function writeSheetjs() {
-  const aoa = [HEADERS];
-  for (const row of ROWS) {
-    aoa.push(
-      HEADERS.map((h) => {
-        if (h === 'application_date') return asDate(row[h]);
-        if (h === 'employees') return row[h];
-        return row[h] === '' ? null : row[h];
-      }),
-    );
-  }
+  const aoa = [HEADERS, ...ROWS.map(cells)];
   const sheet = XLSX.utils.aoa_to_sheet(aoa, { cellDates: true, dateNF: 'yyyy-mm-dd' });
   const workbook = XLSX.utils.book_new();
   XLSX.utils.book_append_sheet(workbook, sheet, 'Clients');
