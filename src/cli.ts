@@ -98,7 +98,12 @@ function importFlags<T>(y: Argv<T>) {
     .option('date-format', { choices: DATE_FORMATS, default: IMPORT_DEFAULTS.dateFormat, group: INPUT })
     .option('encoding', { type: 'string', group: INPUT, describe: 'input encoding (detected when absent)' })
     .option('delimiter', { type: 'string', group: INPUT, describe: 'field delimiter (detected when absent)' })
-    .option('sheet', { type: 'string', group: INPUT, describe: '.xlsx sheet name or 1-based number' })
+    .option('sheet', { type: 'string', group: INPUT, describe: 'spreadsheet sheet name or 1-based number' })
+    .option('header-row', {
+      type: 'number',
+      group: INPUT,
+      describe: 'the header\'s row (line) number, when rows above it are not data (found when absent)',
+    })
     .option('max-record-size', {
       type: 'number',
       default: IMPORT_DEFAULTS.maxRecordSize,

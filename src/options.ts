@@ -44,6 +44,7 @@ export interface ImportFlags extends CommonFlags {
   encoding?: string | undefined;
   delimiter?: string | undefined;
   sheet?: string | undefined;
+  headerRow?: number | undefined;
   maxRecordSize: number;
   applicationDateField: string;
   liquidityType: string;
@@ -216,6 +217,7 @@ export async function resolveImportOptions(
   const delimiter = parseDelimiter(argv.delimiter);
   if (delimiter !== undefined) read.delimiter = delimiter;
   if (argv.sheet !== undefined) read.sheet = argv.sheet;
+  if (argv.headerRow !== undefined) read.headerRow = check(positiveInt('--header-row', 2 ** 31), argv.headerRow);
   read.maxRecordSize = check(positiveInt('--max-record-size', 2 ** 30), argv.maxRecordSize);
   const field = argv.applicationDateField.trim();
   if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(field)) {

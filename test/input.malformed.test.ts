@@ -167,8 +167,15 @@ describe('unusable files', () => {
   });
 
   it.each([
-    ['legacy.xls', /Excel 97–2003 workbook \(\.xls\): save it as \.xlsx or \.csv/],
-    ['calc.ods', /OpenDocument spreadsheet \(\.ods\): save it as \.xlsx or \.csv/],
+    ['legacy.xls', /legacy\.xls: cannot read the workbook \(.*\): is it a valid \.xls file\?/],
+    ['calc.ods', /calc\.ods: cannot read the workbook \(.*\): is it a valid \.ods file\?/],
+  ])('a damaged %s is named as such', async (name, message) => {
+    const error = await openError(fixture(name));
+    expect(error.code).toBe('input_xlsx');
+    expect(error.message).toMatch(message);
+  });
+
+  it.each([
     [
       'workbook-named.csv',
       /is a zip archive, not a CSV file: if it is an Excel workbook give it the \.xlsx extension/,
@@ -179,9 +186,9 @@ describe('unusable files', () => {
     expect(error.message).toMatch(message);
   });
 
-  it('an .xls saved with a .csv name is recognised by its magic bytes', async () => {
+  it('an .xls saved with a .csv name is read as a workbook, by its magic bytes', async () => {
     const path = await file('renamed-xls.csv', Buffer.from('d0cf11e0a1b11ae1000000', 'hex'));
-    expect((await openError(path)).message).toMatch(/\.xls\).*save it as \.xlsx or \.csv/);
+    expect((await openError(path)).message).toMatch(/cannot read the workbook .*valid \.xls file/);
   });
 
   it('a .numbers bundle (a directory on macOS) is refused by extension', async () => {

@@ -99,3 +99,14 @@ export async function writeBodies(resultsPath, bodiesPath) {
   writeFileSync(bodiesPath, `${lines.join('\n')}\n`, { mode: 0o600 });
   return lines.length;
 }
+
+/** The rows of writeClientsCsv as an .xlsx (exceljs' streaming writer, shared strings). */
+export async function writeClientsXlsx(path, rows) {
+  const { default: ExcelJS } = await import('exceljs');
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: path, useSharedStrings: true, useStyles: false });
+  const sheet = workbook.addWorksheet('Clients');
+  sheet.addRow(HEADER).commit();
+  for (let i = 0; i < rows; i++) sheet.addRow(clientRow(i).cells).commit();
+  sheet.commit();
+  await workbook.commit();
+}

@@ -1,6 +1,6 @@
 /** File-bound runs: validate vs a bare csv-parse pass, export vs a bare paging loop. */
 import { rmSync } from 'node:fs';
-import { dataset } from './make-inputs.js';
+import { dataset, xlsxDataset } from './make-inputs.js';
 import {
   BIN,
   cached,
@@ -14,14 +14,14 @@ import {
   withSandbox,
 } from './run-child.js';
 
-/** `ccs-bulk validate` of `rows` rows (reading, mapping, checks, keys, results file). */
-export function validateRun(ctx, rows) {
-  return cached(ctx, `validate:${rows}`, async () => {
-    const csv = await dataset(ctx, rows);
+/** `ccs-bulk validate` of `rows` rows (reading, mapping, checks, keys, results file), as CSV or .xlsx. */
+export function validateRun(ctx, rows, format = 'csv') {
+  return cached(ctx, `validate:${format}:${rows}`, async () => {
+    const input = format === 'xlsx' ? await xlsxDataset(ctx, rows) : await dataset(ctx, rows);
     const results = tempPath(ctx, 'validate.results.csv');
     try {
-      ctx.log(`  validate ${rows} rows…`);
-      const result = await runNode(ctx, BIN, ['validate', csv, '--results', results, '--quiet', '--json'], {
+      ctx.log(`  validate ${rows} rows (${format})…`);
+      const result = await runNode(ctx, BIN, ['validate', input, '--results', results, '--quiet', '--json'], {
         timeoutMs: timeoutFor(rows, 2000),
         label: 'ccs-bulk validate',
         tool: true,

@@ -71,6 +71,12 @@ function formatPlan(plan: ImportPlan, options: ImportOptions): string {
       .map(([field, header]) => (field === header ? field : `${field} ← ${JSON.stringify(header)}`))
       .join(', ')}`,
   ];
+  const { header } = source;
+  if (header.source !== 'first' || header.skipped.length > 0) {
+    const where = source.format === 'csv' ? 'line' : 'row';
+    const skipped = header.skipped.length === 0 ? '' : `; ${where}${header.skipped.length > 1 ? 's' : ''} ${header.skipped.join(', ')} above it skipped (not data)`;
+    lines.push(`  header: ${where} ${header.line}${header.source === 'option' ? ' (--header-row)' : ''}${skipped}`);
+  }
   if (plan.unknownColumns.length > 0) {
     lines.push(`  ignored columns: ${plan.unknownColumns.map((h) => JSON.stringify(h)).join(', ')}`);
   }

@@ -1,5 +1,6 @@
 import { InputError } from '../errors.js';
 import { ALIASES, FIELDS, type Field, foldHeader, REQUIRED_FIELDS } from './fields.js';
+import type { HeaderTest } from './read/index.js';
 
 /** Which input column feeds which field: plain data, decided before the first request. */
 export interface ColumnPlan {
@@ -14,7 +15,12 @@ export interface ColumnPlan {
  * Maps headers to fields: --map first (exact header, then folded), then aliases, folded.
  * Missing required columns stop the run before anything is sent.
  */
-export function mapColumns(file: string, headers: string[], map: Partial<Record<Field, string>>): ColumnPlan {
+export function mapColumns(
+  file: string,
+  headers: string[],
+  map: Partial<Record<Field, string>>,
+  line = 1,
+): ColumnPlan {
   const folded = headers.map(foldHeader);
   const columns: Partial<Record<Field, number>> = {};
   const taken = new Set<number>();
@@ -28,7 +34,7 @@ export function mapColumns(file: string, headers: string[], map: Partial<Record<
       throw new InputError(
         `${file}: --map ${field}=${wanted}: no such column; headers found: ${list(headers)}`,
         'map_unknown_header',
-        { file, line: 1 },
+        { file, line },
       );
     }
     columns[field] = index;
@@ -48,7 +54,7 @@ export function mapColumns(file: string, headers: string[], map: Partial<Record<
             'rename one so it is clear which is the ' +
             field,
           'duplicate_columns',
-          { file, line: 1 },
+          { file, line },
         );
       }
       columns[field] = first;
@@ -63,7 +69,7 @@ export function mapColumns(file: string, headers: string[], map: Partial<Record<
       `${file}: missing required column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}; headers found: ${list(headers)}. ` +
         'Rename the columns or use --map field=Header.',
       'missing_columns',
-      { file, line: 1 },
+      { file, line },
     );
   }
   const unknown = headers.filter((header, index) => !taken.has(index) && header.trim() !== '');
@@ -72,4 +78,14 @@ export function mapColumns(file: string, headers: string[], map: Partial<Record<
 
 function list(headers: readonly string[]): string {
   return headers.length === 0 ? '(none)' : headers.map((h) => JSON.stringify(h)).join(', ');
+}
+
+/** What the header row must hold, as the reader tests rows for it (a title block above it). */
+export function headerTest(map: Partial<Record<Field, string>>): HeaderTest {
+  return {
+    required: REQUIRED_FIELDS.map((field) => {
+      const wanted = map[field];
+      return wanted === undefined ? ALIASES[field].map(foldHeader) : [foldHeader(wanted)];
+    }),
+  };
 }

@@ -2,7 +2,7 @@
  * The import's plan: everything that can refuse a run does so here, before the first request
  * — output paths, the input's format and headers, the column mapping, the results file.
  */
-import { type ColumnPlan, mapColumns } from './columns.js';
+import { type ColumnPlan, headerTest, mapColumns } from './columns.js';
 import { type FailedFile, openFailed } from './failed.js';
 import type { Field } from './fields.js';
 import { checkDistinctPaths } from './output-files.js';
@@ -35,10 +35,10 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
     { flag: '--results', path: input.results },
     { flag: '--failed', path: input.failed },
   ]);
-  const source = await openRows(input.file, input.read);
+  const source = await openRows(input.file, { headerTest: headerTest(input.map), ...input.read });
   let failedFile: FailedFile | undefined;
   try {
-    const plan = mapColumns(input.file, source.headers, input.map);
+    const plan = mapColumns(input.file, source.headers, input.map, source.info.header.line);
     const resultsOptions = {
       headers: source.headers,
       resume: input.resume,

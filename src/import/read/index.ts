@@ -1,5 +1,5 @@
 /**
- * The row readers: a CSV or .xlsx file in, headers and raw records out, streamed. Decoding,
+ * The row readers: a CSV, .xlsx, .ods or .xls file in, headers and raw records out, streamed. Decoding,
  * delimiter sniffing and every "this is not a usable file" decision live here, so the
  * importer only ever sees strings and InputErrors that name a file and a line.
  */
@@ -9,7 +9,7 @@ import { inspectFile } from './inspect-file.js';
 import { openCsv } from './read-csv.js';
 import { type ReadOptions, type RowSource, THREAD_MIN_BYTES } from './types.js';
 
-export type { RawRecord, ReadOptions, RowSource, SourceInfo } from './types.js';
+export type { HeaderTest, RawRecord, ReadOptions, RowSource, SourceInfo } from './types.js';
 export { DEFAULT_MAX_RECORD_SIZE } from './types.js';
 
 /**
@@ -25,7 +25,11 @@ export async function openRows(file: string, options: ReadOptions = {}): Promise
     if (thread === 'always' || (thread === 'large' && large)) return openCsvInThread(inspected, options);
     return openCsv(inspected, options);
   }
-  // exceljs is large; CSV runs never load it.
-  const { openXlsx } = await import('./read-xlsx.js');
-  return openXlsx(inspected, options);
+  // The spreadsheet readers' libraries are loaded only for spreadsheets.
+  if (inspected.format === 'xlsx') {
+    const { openXlsx } = await import('./read-xlsx.js');
+    return openXlsx(inspected, options);
+  }
+  const { openWorkbook } = await import('./read-workbook.js');
+  return openWorkbook({ ...inspected, format: inspected.format }, options);
 }

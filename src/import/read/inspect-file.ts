@@ -1,13 +1,14 @@
 import { open, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { InputError } from '../../errors.js';
+import type { SourceFormat } from './types.js';
 
 /** Enough to sniff a delimiter and an encoding; sniffing never reads further. */
 export const SAMPLE_BYTES = 64 * 1024;
 
 export interface InspectedFile {
   file: string;
-  format: 'csv' | 'xlsx';
+  format: SourceFormat;
   sizeBytes: number;
   /**
    * The first SAMPLE_BYTES of the file (fewer when the file is smaller). A Uint8Array: that
@@ -19,11 +20,9 @@ export interface InspectedFile {
 }
 
 const SAVE_AS = 'save it as .xlsx or .csv (File › Save As) and import that';
-// Workbook formats with no maintained streaming reader: refused with a way out.
+// Workbook formats not read: refused with a way out.
 const UNSUPPORTED: Record<string, string> = {
-  '.xls': 'an Excel 97–2003 workbook (.xls)',
   '.xlsb': 'an Excel binary workbook (.xlsb)',
-  '.ods': 'an OpenDocument spreadsheet (.ods)',
   '.numbers': 'an Apple Numbers document (.numbers)',
 };
 const XLSX_EXTENSIONS = new Set(['.xlsx', '.xlsm']);
@@ -34,8 +33,9 @@ const ZIP = [0x50, 0x4b, 0x03, 0x04];
 const EMPTY_ZIP = [0x50, 0x4b, 0x05, 0x06];
 const OLE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 const GZIP = [0x1f, 0x8b];
+const ODS_MIMETYPE = /^mimetype[^]{0,40}?application\/vnd\.oasis\.opendocument\.spreadsheet/;
 
-/** Checks the file can be read as CSV or xlsx, by extension and magic bytes, and samples it. */
+/** Tells CSV from the spreadsheet formats, by magic bytes and extension, and samples the file. */
 export async function inspectFile(file: string): Promise<InspectedFile> {
   const stats = await stat(file).catch((error: unknown) => {
     throw fileError(file, error);
@@ -51,6 +51,21 @@ export async function inspectFile(file: string): Promise<InspectedFile> {
 
   const sample = await readSample(file, Math.min(stats.size, SAMPLE_BYTES));
   const isZip = startsWith(sample, ZIP) || startsWith(sample, EMPTY_ZIP);
+  const found = (format: SourceFormat): InspectedFile => ({
+    file,
+    format,
+    sizeBytes: stats.size,
+    sample,
+    complete: sample.length === stats.size,
+  });
+  // OpenDocument stores its type first, uncompressed: the content says .ods whatever the name.
+  const odsType = ODS_MIMETYPE.test(Buffer.from(sample.subarray(30, 140)).toString('latin1'));
+  if (isZip && (odsType || extension === '.ods')) return found('ods');
+  if (extension === '.ods') {
+    throw new InputError(`${file} is not an OpenDocument spreadsheet (no .ods signature)`, 'input_format', { file });
+  }
+  // An .xls, or an .xlsx saved with a password (an OLE container holding the encrypted workbook).
+  if (startsWith(sample, OLE) || extension === '.xls') return found('xls');
   if (XLSX_EXTENSIONS.has(extension)) {
     if (!isZip) {
       throw new InputError(
@@ -59,16 +74,7 @@ export async function inspectFile(file: string): Promise<InspectedFile> {
         { file },
       );
     }
-    return { file, format: 'xlsx', sizeBytes: stats.size, sample, complete: sample.length === stats.size };
-  }
-  if (startsWith(sample, OLE)) {
-    throw new InputError(
-      `${file} is an Excel 97–2003 (.xls) or other legacy Office file: ${SAVE_AS}`,
-      'input_format',
-      {
-        file,
-      },
-    );
+    return found('xlsx');
   }
   if (isZip) {
     throw new InputError(
@@ -80,7 +86,7 @@ export async function inspectFile(file: string): Promise<InspectedFile> {
   if (startsWith(sample, GZIP)) {
     throw new InputError(`${file} is gzip-compressed: decompress it first`, 'input_format', { file });
   }
-  return { file, format: 'csv', sizeBytes: stats.size, sample, complete: sample.length === stats.size };
+  return found('csv');
 }
 
 async function readSample(file: string, length: number): Promise<Buffer> {

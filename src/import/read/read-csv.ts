@@ -21,7 +21,7 @@ export async function openCsv(inspected: InspectedFile, options: ReadOptions): P
   refuseBinary(file, sampleText, encoding.source === 'option');
   const delimiter = chooseDelimiter(sampleText, options.delimiter, complete);
 
-  const info: SourceInfo = {
+  const info: Omit<SourceInfo, 'header'> = {
     file,
     format: 'csv',
     encoding: encoding.encoding,
@@ -46,12 +46,12 @@ export async function openCsv(inspected: InspectedFile, options: ReadOptions): P
     await records.return(undefined);
   };
   try {
-    const split = await splitHeader(records);
+    const split = await splitHeader(records, { file, headerRow: options.headerRow, headerTest: options.headerTest });
     if (split === undefined) {
       throw new InputError(`${file} has no header row: it holds only blank lines`, 'input_empty', { file });
     }
     return {
-      info,
+      info: { ...info, header: split.header },
       headers: split.headers,
       batches: split.batches,
       bytesRead: () => encoding.bomLength + stream.bytesRead,

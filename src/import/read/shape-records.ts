@@ -1,4 +1,6 @@
-import type { LineRecord, RawRecord } from './types.js';
+import { InputError } from '../../errors.js';
+import { foldHeader } from '../fields.js';
+import { HEADER_SEARCH_ROWS, type HeaderPlace, type HeaderTest, type LineRecord, type RawRecord } from './types.js';
 
 /** Every cell empty or whitespace (NBSP included): a blank line or an Excel empty row. */
 export function isBlank(values: readonly string[]): boolean {
@@ -31,36 +33,106 @@ function lastNonBlank(values: readonly string[], from: number): number {
 
 export interface HeaderAndRecords {
   headers: string[];
+  header: HeaderPlace;
   batches: AsyncGenerator<RawRecord[]>;
 }
 
+export interface SplitOptions {
+  headerRow?: number | undefined;
+  headerTest?: HeaderTest | undefined;
+  /** For messages. */
+  file?: string;
+  /** Spreadsheets: a row shorter than the header is padded with empty cells (omitted cells are empty). */
+  pad?: boolean;
+}
+
 /**
- * Takes the first non-blank record as the header and numbers the data records after it.
- * Undefined when there is no non-blank record at all (an empty file or sheet).
+ * Finds the header and numbers the data records after it. The header is the row `headerRow`
+ * names, else the first non-blank record, unless it fails `headerTest` and one of the first
+ * HEADER_SEARCH_ROWS records passes it (a report's title block above the header). Undefined
+ * when there is no non-blank record at all (an empty file or sheet).
  */
-export async function splitHeader(source: AsyncGenerator<LineRecord[]>): Promise<HeaderAndRecords | undefined> {
-  for (;;) {
-    const next = await source.next();
-    if (next.done) return undefined;
-    const at = next.value.findIndex((record) => !isBlank(record.values));
-    if (at === -1) continue;
-    const header = next.value[at]!;
-    const headers = shapeHeaders(header.values);
-    const rest = next.value.slice(at + 1);
-    return { headers, batches: numberRecords(rest, source, headers.length) };
+export async function splitHeader(
+  source: AsyncGenerator<LineRecord[]>,
+  options: SplitOptions = {},
+): Promise<HeaderAndRecords | undefined> {
+  const head: LineRecord[] = [];
+  let ended = false;
+  // A fault in the first rows is thrown after the good records before it, as further down.
+  let failure: { error: unknown } | undefined;
+  const pull = async () => {
+    try {
+      const next = await source.next();
+      if (next.done) ended = true;
+      else head.push(...next.value);
+    } catch (error) {
+      failure = { error };
+      ended = true;
+    }
+  };
+  const fail = () => {
+    if (failure !== undefined) throw failure.error;
+  };
+  let at: number;
+  let place: HeaderPlace['source'] = 'first';
+  if (options.headerRow !== undefined) {
+    const wanted = options.headerRow;
+    while (!ended && !head.some((record) => record.line >= wanted)) await pull();
+    at = head.findIndex((record) => record.line === wanted);
+    if (at === -1 || isBlank(head[at]!.values)) {
+      fail();
+      const file = options.file ?? 'the input';
+      const what = at === -1 ? `there is no row ${wanted}` : `row ${wanted} is blank`;
+      throw new InputError(`${file}: --header-row ${wanted}: ${what}`, 'header_row', { file, line: wanted });
+    }
+    place = 'option';
+  } else {
+    while (!ended && head.length < HEADER_SEARCH_ROWS) await pull();
+    at = head.findIndex((record) => !isBlank(record.values));
+    while (at === -1 && !ended) {
+      await pull();
+      at = head.findIndex((record) => !isBlank(record.values));
+    }
+    if (at === -1) {
+      fail();
+      return undefined;
+    }
+    const test = options.headerTest;
+    if (test !== undefined && !passes(test, head[at]!.values)) {
+      const found = head.findIndex((record, i) => i > at && i < HEADER_SEARCH_ROWS && passes(test, record.values));
+      if (found !== -1) {
+        at = found;
+        place = 'found';
+      }
+    }
   }
+  const header = head[at]!;
+  const headers = shapeHeaders(header.values);
+  const skipped = head.slice(0, at).flatMap((record) => (isBlank(record.values) ? [] : [record.line]));
+  const rest = head.slice(at + 1);
+  return {
+    headers,
+    header: { line: header.line, skipped, source: place },
+    batches: numberRecords(rest, source, { width: headers.length, pad: options.pad === true, failure }),
+  };
+}
+
+function passes(test: HeaderTest, values: readonly string[]): boolean {
+  const names = new Set(values.map(foldHeader));
+  return test.required.every((group) => group.some((name) => names.has(name)));
 }
 
 async function* numberRecords(
   first: LineRecord[],
   source: AsyncGenerator<LineRecord[]>,
-  width: number,
+  { width, pad, failure }: { width: number; pad: boolean; failure: { error: unknown } | undefined },
 ): AsyncGenerator<RawRecord[]> {
   let row = 0;
   const number = (records: LineRecord[]) => {
     const numbered: RawRecord[] = [];
     for (const { values, line } of records) {
       if (isBlank(values)) continue;
+      if (pad) while (values.length < width) values.push('');
       numbered.push({ row: ++row, line, values: trimToWidth(values, width) });
     }
     return numbered;
@@ -68,6 +140,7 @@ async function* numberRecords(
   try {
     const head = number(first);
     if (head.length > 0) yield head;
+    if (failure !== undefined) throw failure.error;
     for (;;) {
       const next = await source.next();
       if (next.done) return;

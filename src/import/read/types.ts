@@ -5,35 +5,63 @@ export interface ReadOptions {
   encoding?: string;
   /** Absent = sniff among , ; \t | from the first lines (an Excel `sep=;` first line wins). */
   delimiter?: string;
-  /** xlsx: sheet name or 1-based index as a string; default the first sheet. */
+  /** Spreadsheets: sheet name or 1-based index as a string; default the first sheet. */
   sheet?: string;
+  /** The header's line (CSV) or sheet row, 1-based: pinned, no search. */
+  headerRow?: number;
+  /** What a header row holds: when the first non-blank row does not, one of the next rows may. */
+  headerTest?: HeaderTest;
   /** Bound for one record or field, in bytes of UTF-8; default 1 MiB. */
   maxRecordSize?: number;
   /**
    * CSV: parse on a second thread. 'large' (what validate uses) = for files of 8 MiB or more
-   * when the machine has a second core; default 'never'. xlsx is always read inline.
+   * when the machine has a second core; default 'never'. Spreadsheets are always read inline.
    */
   thread?: 'never' | 'large' | 'always';
 }
+
+/**
+ * Plain data (it crosses to the reader thread): for each required field, the folded header
+ * names that would feed it. A row is a header when every group has one of its names.
+ */
+export interface HeaderTest {
+  required: string[][];
+}
+
+/** How far down a title block may push the header, in records. */
+export const HEADER_SEARCH_ROWS = 20;
 
 /** 'large' files for `thread: 'large'`: below this the thread's start-up is not paid back. */
 export const THREAD_MIN_BYTES = 8 * 1024 * 1024;
 
 export interface SourceInfo {
   file: string;
-  format: 'csv' | 'xlsx';
-  /** WHATWG name: 'utf-8', 'utf-16le', 'utf-16be', 'windows-1252'… ('utf-8' for xlsx). */
+  format: SourceFormat;
+  /** WHATWG name: 'utf-8', 'utf-16le', 'utf-16be', 'windows-1252'… ('utf-8' for spreadsheets). */
   encoding: string;
   encodingSource: 'bom' | 'detected' | 'option' | 'default';
-  /** ',' for xlsx. */
+  /** ',' for spreadsheets. */
   delimiter: string;
   delimiterSource: 'sniffed' | 'sep-line' | 'option' | 'default';
-  /** xlsx: the sheet name used. */
+  /** Spreadsheets: the sheet name used. */
   sheet?: string;
+  /** Where the header is, and the non-blank rows above it that were skipped (a title block). */
+  header: HeaderPlace;
   /** File size, for ETA. */
   sizeBytes: number;
   /** Present when the CSV is parsed on a second thread (ReadOptions.thread). */
   thread?: true;
+}
+
+export type SourceFormat = 'csv' | 'xlsx' | 'ods' | 'xls';
+
+export interface HeaderPlace {
+  /** The header's line (CSV) or sheet row. */
+  line: number;
+  /** Lines of the non-blank rows above the header, not imported. */
+  skipped: number[];
+  /** 'first' = the first non-blank row; 'found' = further down (a title above it); 'option' = --header-row. */
+  source: 'first' | 'found' | 'option';
 }
 
 export interface RawRecord {
@@ -42,7 +70,7 @@ export interface RawRecord {
    * empty or whitespace) are not counted, so `row` matches what a user counts in the data.
    */
   row: number;
-  /** 1-based physical line (CSV) or sheet row number (xlsx) where the record starts. */
+  /** 1-based physical line (CSV) or sheet row number (spreadsheets) where the record starts. */
   line: number;
   /** As read: not trimmed, never cast (IDs like 00123 stay strings). */
   values: string[];

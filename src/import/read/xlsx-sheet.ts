@@ -1,0 +1,147 @@
+/**
+ * One worksheet's XML → records, as events arrive. A cell's place comes from its reference
+ * (`r="C7"`) when it has one, otherwise it follows the previous cell; cells and rows a
+ * producer leaves out are empty, so a record is as long as its last stored cell.
+ */
+import { InputError } from '../../errors.js';
+import { cellText, isoDate } from './cell-text.js';
+import type { SharedStrings } from './shared-strings.js';
+import type { LineRecord } from './types.js';
+import { type Attributes, unescapeOoxml, type XmlHandler } from './xml-events.js';
+
+export interface SheetContext {
+  file: string;
+  sheet: string;
+  shared: SharedStrings;
+  /** Number format by style index. */
+  formats: readonly (string | undefined)[];
+  date1904: boolean;
+}
+
+export interface SheetHandler extends XmlHandler {
+  /** Records completed since the last call. */
+  take(): LineRecord[];
+}
+
+export function sheetHandler(context: SheetContext): SheetHandler {
+  let records: LineRecord[] = [];
+  let values: string[] | undefined;
+  let line = 0;
+  let column = -1;
+  let type = 'n';
+  let style = 0;
+  let reference = '';
+  let raw = '';
+  let inline = false;
+  let phonetic = 0;
+
+  const handler: SheetHandler = {
+    wantText: false,
+    open(name: string, attributes: Attributes) {
+      switch (name) {
+        case 'row':
+          line = attributes.r === undefined ? line + 1 : Number(attributes.r);
+          values = [];
+          column = -1;
+          break;
+        case 'c':
+          reference = attributes.r ?? '';
+          column = reference === '' ? column + 1 : columnIndex(reference);
+          type = attributes.t ?? 'n';
+          style = attributes.s === undefined ? 0 : Number(attributes.s);
+          raw = '';
+          break;
+        case 'v':
+          handler.wantText = !inline;
+          break;
+        case 'is':
+          inline = true;
+          break;
+        case 't':
+          handler.wantText = inline && phonetic === 0;
+          break;
+        case 'rPh':
+          phonetic++;
+          break;
+      }
+    },
+    close(name: string) {
+      switch (name) {
+        case 'v':
+        case 't':
+          handler.wantText = false;
+          break;
+        case 'is':
+          inline = false;
+          break;
+        case 'rPh':
+          phonetic--;
+          break;
+        case 'c':
+          if (values === undefined) break;
+          while (values.length < column) values.push('');
+          values[column] = cellValue();
+          break;
+        case 'row':
+          if (values !== undefined) records.push({ values, line });
+          values = undefined;
+          break;
+      }
+    },
+    text(value: string) {
+      raw += value;
+    },
+    take() {
+      const taken = records;
+      records = [];
+      return taken;
+    },
+  };
+
+  const cellValue = (): string => {
+    switch (type) {
+      case 's': {
+        if (raw === '') return '';
+        const text = context.shared.get(Number(raw));
+        if (text === undefined) {
+          throw new InputError(
+            `${context.file}: sheet "${context.sheet}", cell ${reference || `row ${line}`}: shared string ${raw} does not exist: the workbook is damaged`,
+            'input_xlsx',
+            { file: context.file, line },
+          );
+        }
+        return text;
+      }
+      case 'inlineStr':
+      case 'str':
+        return unescapeOoxml(raw);
+      case 'b':
+        return raw === '' ? '' : raw === '1' || raw === 'true' ? 'TRUE' : 'FALSE';
+      case 'e':
+        return raw;
+      case 'd':
+        return isoDateText(raw);
+      default:
+        return raw === '' ? '' : cellText(Number(raw), context.formats[style], context.date1904);
+    }
+  };
+  return handler;
+}
+
+/** `C7` → 2. */
+export function columnIndex(reference: string): number {
+  let index = 0;
+  for (let i = 0; i < reference.length; i++) {
+    const code = reference.charCodeAt(i) | 0x20;
+    if (code < 0x61 || code > 0x7a) break;
+    index = index * 26 + (code - 0x60);
+  }
+  return index - 1;
+}
+
+/** A `t="d"` cell holds ISO 8601 already: the date alone when there is no time of day. */
+function isoDateText(raw: string): string {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(raw)) return raw;
+  const date = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(raw) ? raw : `${raw}Z`);
+  return Number.isNaN(date.getTime()) ? raw : isoDate(date);
+}
