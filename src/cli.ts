@@ -35,6 +35,32 @@ function connectionFlags<T>(y: Argv<T>) {
       describe: 'seconds to wait for a response',
     })
     .option('retries', { type: 'number', group: CONNECTION, default: 5, describe: 'retries per request' })
+    .option('proxy', {
+      type: 'string',
+      group: CONNECTION,
+      describe: 'HTTP(S) proxy URL for every request (env CCS_PROXY; HTTPS_PROXY/NO_PROXY are honoured without it)',
+    })
+    .option('ca-file', {
+      type: 'string',
+      group: CONNECTION,
+      describe: "PEM CA bundle trusted besides Node's roots (env CCS_CA_FILE)",
+    })
+    .option('client-cert', {
+      type: 'string',
+      group: CONNECTION,
+      describe: 'PEM client certificate for mutual TLS (env CCS_CLIENT_CERT_FILE)',
+    })
+    .option('client-key', {
+      type: 'string',
+      group: CONNECTION,
+      describe: 'PEM private key of --client-cert (env CCS_CLIENT_KEY_FILE)',
+    })
+    .option('outage-timeout', {
+      type: 'number',
+      group: CONNECTION,
+      default: 600,
+      describe: 'seconds the service may stay down mid-run (the run pauses) before it stops, resumable',
+    })
     .option('quiet', { type: 'boolean', alias: 'q', describe: 'no progress on stderr' })
     .option('progress-interval', {
       type: 'number',
@@ -218,6 +244,10 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
           .option('auth-fail-after', { type: 'number', describe: 'answer 401 once N clients were created' })
           .option('application-date-field', { type: 'string', describe: 'wire name of the application date' })
           .option('verbose', { type: 'boolean', describe: 'one line per request on stderr' })
+          .option('tls', { type: 'boolean', describe: 'serve HTTPS with a CA made for the run (prints NODE_EXTRA_CA_CERTS)' })
+          .option('tls-client-cert', { type: 'boolean', describe: 'with --tls: require a client certificate (one is issued)' })
+          .option('tls-client-ca', { type: 'string', describe: 'with --tls: also accept client certificates from this CA (PEM)' })
+          .option('outage', { type: 'string', describe: 'AT:FOR seconds from the first request (add :drop to cut connections instead of 503)' })
           .option('verify-signatures', { type: 'boolean', default: true })
           .option('signature-hash', { choices: ['sha256', 'sha512'] as const, default: 'sha256' as const })
           .option('signature-padding', { choices: ['pkcs1', 'pss'] as const, default: 'pkcs1' as const }),
@@ -247,6 +277,10 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
               applicationDateField: args.applicationDateField,
             }),
             ...(args.verbose === true && { verbose: true }),
+            ...(args.tls === true && { tls: true }),
+            ...(args.tlsClientCert === true && { tlsClientCert: true }),
+            ...(typeof args.tlsClientCa === 'string' && { tlsClientCa: args.tlsClientCa }),
+            ...(typeof args.outage === 'string' && { outage: args.outage }),
             verifySignatures: args.verifySignatures,
             signatureHash: args.signatureHash,
             signaturePadding: args.signaturePadding,

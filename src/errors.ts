@@ -98,6 +98,30 @@ export class StoppedError extends CcsError {
   }
 }
 
+/**
+ * A failure no retry can fix (certificate, DNS, proxy, nothing listening): the run stops at
+ * once, naming the cause and the fix. A configuration problem: exit 2.
+ */
+export class ConnectionError extends ServiceError {
+  override readonly exitCode = 2 as const;
+  /** What to change: a flag or setting, in one sentence. */
+  readonly fix: string;
+
+  constructor(message: string, fix: string, options?: { cause?: unknown }) {
+    super(`${message}: ${fix}`, { type: 'network_error' }, { ...options, code: 'connection' });
+    this.fix = fix;
+  }
+}
+
+/** The service stayed down longer than --outage-timeout: the run stops, resumable. Exit 3. */
+export class OutageError extends ServiceError {
+  override readonly exitCode = 3 as const;
+
+  constructor(message: string, info: ServiceErrorDetails = {}) {
+    super(message, { type: 'outage', ...info }, { code: 'outage' });
+  }
+}
+
 export function isCcsError(error: unknown): error is CcsError {
   return error instanceof CcsError;
 }

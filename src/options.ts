@@ -11,13 +11,21 @@ import type { ExportOptions } from './export/options.js';
 import { FIELDS, type Field } from './import/fields.js';
 import type { DateFormat } from './import/normalize.js';
 import type { ReadOptions } from './import/read/index.js';
+import { type NetworkArgv, type ResolvedNetwork, resolveNetwork } from './network-options.js';
 import type { SignatureScheme } from './service/signing.js';
 import { checkBaseUrl } from './service/url.js';
 
 /** Where requests go: the in-process emulator, or a configured service. */
 export type Connection =
   | { kind: 'sandbox' }
-  | { kind: 'service'; baseUrl: string; token: string; signingKeyFile: string | undefined };
+  | {
+      kind: 'service';
+      baseUrl: string;
+      token: string;
+      signingKeyFile: string | undefined;
+      /** Proxy, extra CAs, client certificate, outage timeout. */
+      network: ResolvedNetwork;
+    };
 
 export interface CommonOptions {
   connection: Connection | undefined;
@@ -122,8 +130,8 @@ async function readToken(argv: { tokenFile?: string | undefined }, env: NodeJS.P
   return token;
 }
 
-async function resolveConnection(
-  argv: { sandbox?: boolean | undefined; baseUrl?: string | undefined; tokenFile?: string | undefined },
+export async function resolveConnection(
+  argv: { sandbox?: boolean | undefined; baseUrl?: string | undefined; tokenFile?: string | undefined } & NetworkArgv,
   env: NodeJS.ProcessEnv,
   signingKeyFile: string | undefined,
 ): Promise<Connection> {
@@ -136,7 +144,7 @@ async function resolveConnection(
   if (!baseUrl) throw new UsageError(`no service base URL: ${ENV_HELP}`, 'base_url_missing');
   checkBaseUrl(baseUrl);
   const token = await readToken(argv, env);
-  return { kind: 'service', baseUrl, token, signingKeyFile };
+  return { kind: 'service', baseUrl, token, signingKeyFile, network: await resolveNetwork(argv, env) };
 }
 
 function common(argv: ImportArgv | ExportArgv) {

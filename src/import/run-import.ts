@@ -4,7 +4,7 @@
  * rows stream through a bounded send window, and every row read gets exactly one outcome.
  */
 import { availableParallelism } from 'node:os';
-import { AuthError, CcsError, InputError, ServiceError } from '../errors.js';
+import { AuthError, CcsError, ConnectionError, InputError, OutageError, ServiceError } from '../errors.js';
 import { createProgress, NO_PROGRESS, type ProgressMode } from '../progress.js';
 import type { PreparedCreate, Reply, ServiceClient } from '../service/client.js';
 import type { Client } from '../service/schemas.js';
@@ -49,7 +49,7 @@ export interface ImportPlan {
   resumedCreated: number;
 }
 
-export type StopReason = 'auth' | 'interrupted' | 'max_errors' | 'input_error' | 'output_error';
+export type StopReason = 'auth' | 'interrupted' | 'max_errors' | 'input_error' | 'output_error' | 'connection' | 'outage';
 
 export interface ImportSummary {
   file: string;
@@ -204,6 +204,12 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
     if (failure.code === 'interrupted') {
       // Ctrl-C during a retry wait: it may exist already; resume sends it again under the same key.
       record({ row: raw.row, outcome: 'not_attempted', attempts: failure.attempts, key, errorMessage: failure.message, values: raw.values });
+      return;
+    }
+    if (failure instanceof ConnectionError || failure instanceof OutageError) {
+      // Unreachable or down: nothing got through, or resume sends it again under the same key.
+      stop(failure instanceof ConnectionError ? 'connection' : 'outage', failure.message, failure.code);
+      record({ row: raw.row, outcome: 'not_attempted', attempts: failure.attempts, key, errorType: failure.type, errorCode: failure.code, errorMessage: failure.message, values: raw.values });
       return;
     }
     if (failure instanceof AuthError) stop('auth', failure.message, 'auth');

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { UsageError } from '../errors.js';
 import { DEFAULT_SCHEME, type SignatureScheme } from '../service/signing.js';
-import type { FaultSettings } from './faults.js';
+import type { FaultSettings, OutageWindow } from './faults.js';
 import type { SandboxStats } from './routes.js';
 import type { SandboxStore } from './store.js';
 
@@ -45,13 +45,32 @@ export interface SandboxOptions {
   authFailStatus?: 401 | 403;
   /** default 'application_date' */
   applicationDateField?: string;
+  /**
+   * Serve HTTPS with certificates from a CA made for this run (`sandbox.tls.caPem`).
+   * `clientCertificate`: require a client certificate; one is issued from the same CA.
+   * `clientCaPem`: also accept client certificates signed by this CA (implies required).
+   */
+  tls?: boolean | { clientCertificate?: boolean; clientCaPem?: string };
+  /** A scheduled outage, counted from the first request: every request fails while it lasts. */
+  outage?: OutageWindow;
   /** one line per request; never carries the token or the signature */
   log?: (line: string) => void;
 }
 
+export interface SandboxTls {
+  /** The CA to trust (PEM). */
+  caPem: string;
+  /** Issued when client certificates are required. */
+  clientCertPem: string | undefined;
+  clientKeyPem: string | undefined;
+  requiresClientCertificate: boolean;
+}
+
 export interface Sandbox {
-  /** e.g. http://127.0.0.1:54321 (no trailing slash; API paths are /v1/...) */
+  /** e.g. http://127.0.0.1:54321, or https:// with `tls` (no trailing slash; API paths are /v1/...) */
   url: string;
+  /** With `tls`: the CA and, for mutual TLS, the client certificate. */
+  tls: SandboxTls | undefined;
   token: string;
   publicKeyPem: string | undefined;
   /** only when the sandbox generated the pair */
@@ -139,6 +158,7 @@ export function resolveOptions(options: SandboxOptions): ResolvedOptions {
   copy('resetRate', options.resetRate);
   copy('authFailAfter', options.authFailAfter);
   copy('authFailStatus', options.authFailStatus);
+  copy('outage', options.outage);
   return {
     host: options.host ?? '127.0.0.1',
     port: wholeNumber('port', options.port, 0, 0, 65535),

@@ -5,9 +5,12 @@
  */
 
 import type { Dispatcher } from 'undici';
-import { Pool } from 'undici';
 import type { z } from 'zod';
-import { AuthError, NetworkError, ServiceError } from '../errors.js';
+import { AuthError, ConnectionError, NetworkError, ServiceError } from '../errors.js';
+import { type BreakerPolicy, DEFAULT_BREAKER } from './breaker.js';
+import { diagnoseNetworkError } from './diagnose.js';
+import { createTransport, type NetworkSettings } from './dispatcher.js';
+import { createOutageGate, type OutageEvent, type OutageGate } from './outage.js';
 import { DEFAULT_RETRY, isRetryableStatus, parseRetryAfter, type RetryPolicy, retryDelay } from './retry.js';
 import {
   type Client,
@@ -42,8 +45,10 @@ export interface ServiceClientOptions {
   token: string;
   /** Needed for createClient only. */
   signer?: Signer | undefined;
-  /** Injected transport; when absent a keep-alive Pool of `connections` is made and owned. */
+  /** Injected transport; when absent one is made (dispatcher.ts) for `network` and owned. */
   dispatcher?: Dispatcher | undefined;
+  /** Proxy and TLS settings for the transport this client makes. */
+  network?: NetworkSettings | undefined;
   connections?: number | undefined;
   timeouts?: Partial<Timeouts> | undefined;
   retry?: Partial<RetryPolicy> | undefined;
@@ -52,6 +57,12 @@ export interface ServiceClientOptions {
   /** Aborting stops waiting for retries; a request already on the wire finishes. */
   signal?: AbortSignal | undefined;
   onRetry?: ((event: RetryEvent) => void) | undefined;
+  /**
+   * The circuit breaker: a service that fails everything pauses every request and is probed
+   * until it is back or down for outageTimeoutMs (then OutageError). false turns it off.
+   */
+  breaker?: Partial<BreakerPolicy> | false | undefined;
+  onOutage?: ((event: OutageEvent) => void) | undefined;
   random?: (() => number) | undefined;
 }
 
@@ -128,16 +139,46 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
   const random = options.random ?? Math.random;
   const ownsDispatcher = options.dispatcher === undefined;
-  const dispatcher =
-    options.dispatcher ??
-    new Pool(origin, {
-      connections: options.connections ?? 8,
-      connectTimeout: timeouts.connectMs,
-      keepAliveTimeout: 30_000,
-    });
+  const transport = options.dispatcher
+    ? { dispatcher: options.dispatcher, proxy: options.network?.proxy }
+    : createTransport(base, {
+        connections: options.connections ?? 8,
+        connectTimeoutMs: timeouts.connectMs,
+        network: options.network,
+      });
+  const { dispatcher } = transport;
   const authorization = `Bearer ${options.token}`;
   // A 429 slows the whole client, not one request: every attempt waits for this instant.
   let pausedUntil = 0;
+  // Once the service has answered, DNS, TCP, TLS and the proxy are known to work.
+  let answered = false;
+  const gate: OutageGate | undefined =
+    options.breaker === false
+      ? undefined
+      : createOutageGate({
+          policy: { ...DEFAULT_BREAKER, ...options.breaker },
+          probe,
+          onEvent: options.onOutage,
+          random,
+        });
+
+  /** A cheap read that creates nothing: undefined when the service answers, else why not. */
+  async function probe(): Promise<string | undefined> {
+    try {
+      const response = await dispatcher.request({
+        origin,
+        path: `${prefix}/v1/clients?size=1`,
+        method: 'GET',
+        headers: { authorization, accept: 'application/json', 'user-agent': 'ccs-bulk' },
+        headersTimeout: timeouts.headersMs,
+        bodyTimeout: timeouts.bodyMs,
+      });
+      await response.body.dump();
+      return isOutageStatus(response.statusCode) ? `HTTP ${response.statusCode}` : undefined;
+    } catch (error) {
+      return networkReason(error);
+    }
+  }
 
   async function send<T>(
     method: 'GET' | 'POST',
@@ -154,7 +195,16 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       headers['content-type'] = 'application/json';
       headers['x-signature'] = body.signature;
     }
+    // Failures while the breaker is open (or that open it) are the outage's, not this request's.
+    let counted = 0;
     for (let attempt = 1; ; attempt++) {
+      const opening = gate?.ready(options.signal);
+      if (opening) {
+        await opening.catch((error: unknown) => {
+          if (error instanceof ServiceError) throw withAttempts(error, attempt - 1);
+          throw new ServiceError('interrupted while the service was down', { type: 'interrupted' }, { code: 'interrupted' });
+        });
+      }
       await waitUntil(pausedUntil, options.signal).catch(() => {
         throw new ServiceError('interrupted before sending', { type: 'interrupted' }, { code: 'interrupted' });
       });
@@ -172,6 +222,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         });
         const text = await response.body.text();
         const requestId = headerValue(response.headers['x-request-id']);
+        answered = true;
+        if (!isOutageStatus(response.statusCode)) gate?.answered();
         if (response.statusCode >= 200 && response.statusCode < 300) {
           const parsed = schema.safeParse(parseJson(text));
           if (!parsed.success) {
@@ -192,12 +244,19 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         if ((error as { code?: unknown }).code === 'UND_ERR_INVALID_ARG') {
           throw new ServiceError(`cannot send ${method} ${path}: ${networkReason(error)}`, { type: 'client_error' }, { code: 'invalid_request' });
         }
+        const diagnosis = diagnoseNetworkError(error, { origin, proxy: transport.proxy, answered });
+        if (diagnosis.systemic) {
+          throw withAttempts(new ConnectionError(`cannot reach the service: ${diagnosis.cause}`, diagnosis.fix, { cause: error }), attempt);
+        }
         failure = new NetworkError(`network error on ${method} ${path}: ${networkReason(error)}`, {
           cause: error,
         });
       }
-      if (attempt > policy.retries) throw withAttempts(failure, attempt);
-      const delayMs = retryDelay({ attempt, retryAfterMs, policy, random: random() });
+      const outageFailure = failure.status === undefined || isOutageStatus(failure.status);
+      if (gate && outageFailure && !gate.failed(failure.message)) continue;
+      counted++;
+      if (counted > policy.retries) throw withAttempts(failure, attempt);
+      const delayMs = retryDelay({ attempt: counted, retryAfterMs, policy, random: random() });
       if (delayMs === undefined) throw withAttempts(failure, attempt);
       if (failure.status === 429) pausedUntil = Math.max(pausedUntil, Date.now() + delayMs);
       options.onRetry?.({ attempt, delayMs, status: failure.status, reason: failure.message });
@@ -227,9 +286,15 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       return send('GET', `/v1/clients/${encodeURIComponent(id)}`, createEnvelope);
     },
     async close() {
+      gate?.close();
       if (ownsDispatcher) await dispatcher.close();
     },
   };
+}
+
+/** What an outage looks like from here: a gateway or server failing (not 429, not 4xx). */
+function isOutageStatus(status: number): boolean {
+  return status === 500 || status === 502 || status === 503 || status === 504;
 }
 
 /** Stopped (Ctrl-C) while waiting to retry: the last answer is kept in the message. */
