@@ -7,7 +7,7 @@ import {
   CLOSED,
   probeDelay,
 } from '../src/service/breaker.js';
-import { diagnoseNetworkError } from '../src/service/diagnose.js';
+import { type ConnectionFacts, diagnoseNetworkError } from '../src/service/diagnose.js';
 
 const policy: BreakerPolicy = { failureThreshold: 3, firstProbeMs: 1000, maxProbeMs: 8000, outageTimeoutMs: 60_000 };
 
@@ -73,9 +73,9 @@ describe('probeDelay (equal jitter: never less than half the ceiling)', () => {
 });
 
 describe('diagnoseNetworkError', () => {
-  const facts = { origin: 'https://api.example.com', proxy: undefined, answered: false };
+  const facts: ConnectionFacts = { origin: 'https://api.example.com', proxy: undefined, answered: false };
   const error = (code: string, message = code) => Object.assign(new Error(message), { code });
-  it.each<[string, Error, typeof facts | (typeof facts & { proxy: string }), string, boolean, RegExp]>([
+  it.each<[string, Error, ConnectionFacts, string, boolean, RegExp]>([
     ['untrusted certificate', error('UNABLE_TO_VERIFY_LEAF_SIGNATURE'), facts, 'tls', true, /--ca-file.*NODE_EXTRA_CA_CERTS/],
     ['self-signed in chain, even after answers', error('SELF_SIGNED_CERT_IN_CHAIN'), { ...facts, answered: true }, 'tls', true, /--ca-file/],
     ['expired certificate', error('CERT_HAS_EXPIRED'), facts, 'tls', true, /clock/],

@@ -246,14 +246,20 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         }
         const diagnosis = diagnoseNetworkError(error, { origin, proxy: transport.proxy, answered });
         if (diagnosis.systemic) {
-          throw withAttempts(new ConnectionError(`cannot reach the service: ${diagnosis.cause}`, diagnosis.fix, { cause: error }), attempt);
+          throw halt(new ConnectionError(`cannot reach the service: ${diagnosis.cause}`, diagnosis.fix, { cause: error }), attempt);
         }
         failure = new NetworkError(`network error on ${method} ${path}: ${networkReason(error)}`, {
           cause: error,
         });
       }
       const outageFailure = failure.status === undefined || isOutageStatus(failure.status);
-      if (gate && outageFailure && !gate.failed(failure.message)) continue;
+      if (gate && outageFailure && !gate.failed(failure.message)) {
+        // Connections failing in a row before the service ever answered: not an outage to wait out.
+        if (!answered && failure.status === undefined) {
+          throw halt(new ConnectionError(`the service never answered: connections to ${origin} keep failing (${networkReason(failure.cause)})`, NEVER_ANSWERED_FIX, { cause: failure }), attempt);
+        }
+        continue;
+      }
       counted++;
       if (counted > policy.retries) throw withAttempts(failure, attempt);
       const delayMs = retryDelay({ attempt: counted, retryAfterMs, policy, random: random() });
@@ -264,6 +270,12 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         throw withAttempts(interrupted(failure), attempt);
       });
     }
+  }
+
+  /** A systemic failure ends every request of this client, waiting or to come. */
+  function halt(error: ConnectionError, attempts: number): ConnectionError {
+    gate?.halt(error);
+    return withAttempts(error, attempts);
   }
 
   async function prepareCreate(body: CreateClientBody): Promise<PreparedCreate> {
@@ -292,6 +304,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   };
 }
 
+const NEVER_ANSWERED_FIX =
+  'check the base URL (host, port, https://); a service that requires a client certificate closes connections without one (--client-cert, --client-key); behind a proxy, check HTTPS_PROXY / --proxy';
+
 /** What an outage looks like from here: a gateway or server failing (not 429, not 4xx). */
 function isOutageStatus(status: number): boolean {
   return status === 500 || status === 502 || status === 503 || status === 504;
@@ -306,7 +321,7 @@ function interrupted(last: ServiceError): ServiceError {
   );
 }
 
-function withAttempts(error: ServiceError, attempts: number): ServiceError {
+function withAttempts<E extends ServiceError>(error: E, attempts: number): E {
   error.attempts = attempts;
   return error;
 }

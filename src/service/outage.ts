@@ -27,6 +27,8 @@ export interface OutageGate {
   answered(): void;
   /** An outage failure (network error or 5xx); true when it counts against the request's retries. */
   failed(reason: string): boolean;
+  /** Stops for good with this error (a systemic failure): waiting and later requests get it. */
+  halt(error: Error): void;
   /** Clears the probe timer; waiting requests fail. */
   close(): void;
 }
@@ -42,6 +44,7 @@ export function createOutageGate(options: OutageGateOptions): OutageGate {
   let state: BreakerState = CLOSED;
   let lastReason = '';
   let timer: NodeJS.Timeout | undefined;
+  let halted: Error | undefined;
   const waiters = new Set<Waiter>();
 
   const outage = (since: number) =>
@@ -107,6 +110,7 @@ export function createOutageGate(options: OutageGateOptions): OutageGate {
 
   return {
     ready(signal) {
+      if (halted) return Promise.reject(halted);
       if (state.kind === 'closed') return undefined;
       if (state.kind === 'stopped') return Promise.reject(outage(state.since));
       if (signal?.aborted) return Promise.reject(signal.reason);
@@ -137,6 +141,12 @@ export function createOutageGate(options: OutageGateOptions): OutageGate {
       const wasClosed = state.kind === 'closed';
       move(breakerStep(state, { type: 'failure', now: Date.now(), random: random() }, policy));
       return wasClosed && state.kind === 'closed';
+    },
+    halt(error) {
+      halted ??= error;
+      clearTimeout(timer);
+      for (const waiter of waiters) waiter.reject(halted);
+      waiters.clear();
     },
     close() {
       clearTimeout(timer);
