@@ -50,7 +50,7 @@ export function createOutageGate(options: OutageGateOptions): OutageGate {
   const outage = (since: number) =>
     new OutageError(
       `the service has been unreachable or failing for ${Math.round((Date.now() - since) / 1000)} s ` +
-        `(last: ${lastReason}); stopped after --outage-timeout ${Math.round(policy.outageTimeoutMs / 1000)} s`,
+        `(last: ${lastReason}); stopped after --outage-timeout ${policy.outageTimeoutMs / 1000} s`,
     );
 
   const move = (next: BreakerState) => {
