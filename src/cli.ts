@@ -171,6 +171,15 @@ function exportFlags<T>(y: Argv<T>) {
 export type ImportArgv = Awaited<ReturnType<typeof importFlags>['argv']> & { dryRun?: boolean | undefined };
 export type ExportArgv = Awaited<ReturnType<typeof exportFlags>['argv']>;
 
+function checkFlags<T>(y: Argv<T>) {
+  return signingFlags(connectionFlags(y)).option('detect-signature', {
+    type: 'boolean',
+    group: CONNECTION,
+    describe: 'try sha256/sha512 × pkcs1/pss and report which the service accepts',
+  });
+}
+export type CheckArgv = Awaited<ReturnType<typeof checkFlags>['argv']>;
+
 /** Parses argv and runs the command; resolves to the command's exit code. */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   let exitCode = 0;
@@ -290,6 +299,16 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
       },
     )
     .command(
+      'check',
+      'preflight against the configured service: network, TLS, proxy, token, page base, clock, key, signature',
+      (y) => checkFlags(y),
+      async (args) => {
+        const { resolveCheckOptions } = await import('./check/options.js');
+        const { runCheck } = await import('./commands/check.js');
+        exitCode = await runCheck(await resolveCheckOptions(args, env), io);
+      },
+    )
+    .command(
       'keygen',
       'write an RSA-4096 key pair (PEM) to register with the service',
       (y) =>
@@ -303,7 +322,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
         await runKeygen({ out: args.out }, io);
       },
     )
-    .demandCommand(1, 'name a command: import, validate, export, sandbox or keygen')
+    .demandCommand(1, 'name a command: import, validate, export, check, sandbox or keygen')
     .strict()
     .recommendCommands()
     .help()

@@ -26,8 +26,8 @@ export interface SandboxCertificates {
 }
 
 const generateKeyPairAsync = promisify(generateKeyPair);
-/** A day either side: enough for any rehearsal, and a clock a little off still works. */
-const VALIDITY_MS = 24 * 3600 * 1000;
+/** A day back (a clock a little off still works) and 90 days ahead (no expiry warning from check). */
+const DAY_MS = 24 * 3600 * 1000;
 
 async function rsaKeys(): Promise<{ keyPem: string; forgeKeys: { privateKey: Forge.pki.rsa.PrivateKey; publicKey: Forge.pki.rsa.PublicKey } }> {
   const { privateKey, publicKey } = await generateKeyPairAsync('rsa', {
@@ -49,8 +49,8 @@ function newCertificate(publicKey: Forge.pki.rsa.PublicKey, subject: string, now
   cert.publicKey = publicKey;
   // Positive 16-byte serial (leading 0x01..0x7f), unique per run.
   cert.serialNumber = `${(1 + (randomBytes(1)[0]! % 0x7f)).toString(16).padStart(2, '0')}${randomBytes(15).toString('hex')}`;
-  cert.validity.notBefore = new Date(now - VALIDITY_MS);
-  cert.validity.notAfter = new Date(now + VALIDITY_MS);
+  cert.validity.notBefore = new Date(now - DAY_MS);
+  cert.validity.notAfter = new Date(now + 90 * DAY_MS);
   cert.setSubject([{ name: 'commonName', value: subject }, { name: 'organizationName', value: 'ccs-bulk sandbox' }]);
   return cert;
 }
