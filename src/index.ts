@@ -2,8 +2,10 @@
 export {
   AuthError,
   CcsError,
+  ConnectionError,
   InputError,
   NetworkError,
+  OutageError,
   ServiceError,
   StoppedError,
   UsageError,
@@ -19,6 +21,9 @@ export type { ServiceClient, ServiceClientOptions } from './service/client.js';
 export { createServiceClient } from './service/client.js';
 export { loadSigningKey, publicKeyFingerprint } from './service/keys.js';
 export { DEFAULT_RETRY, parseRetryAfter, retryDelay } from './service/retry.js';
+export { type BreakerPolicy, breakerStep, DEFAULT_BREAKER } from './service/breaker.js';
+export { type NetworkSettings, type ProxyEnv, proxyEnvFrom, type TlsSettings } from './service/dispatcher.js';
+export type { OutageEvent } from './service/outage.js';
 export type { Client, CreateClientBody, ListClientsQuery } from './service/schemas.js';
 export type { SignatureScheme, Signer } from './service/signing.js';
 export { createSigner, generateRsaKeyPair, verifySignature } from './service/signing.js';
