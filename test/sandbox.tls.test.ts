@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runSandbox } from '../src/commands/sandbox.js';
 import { UsageError } from '../src/errors.js';
@@ -10,23 +9,8 @@ import { startSandbox } from '../src/sandbox/index.js';
 import { createServiceClient } from '../src/service/client.js';
 import { runCli } from './helpers.js';
 import { call } from './sandbox.helpers.js';
+import { capture, waitFor } from './stream.helpers.js';
 
-function capture() {
-  const stream = new PassThrough();
-  let text = '';
-  stream.on('data', (chunk: Buffer) => {
-    text += chunk.toString('utf8');
-  });
-  return { stream, text: () => text };
-}
-
-async function waitFor(predicate: () => boolean, ms = 20_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('ccs-bulk sandbox --tls', () => {
   it('writes the CA (and a client certificate) and prints ready export lines that a CLI run can use as they are', async () => {

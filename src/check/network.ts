@@ -105,13 +105,18 @@ function bypassNote(network: NetworkSettings): string {
 }
 
 function connectTcp(host: string, port: number, timeoutMs: number): Promise<Socket> {
+  const socket = tcpConnect({ host, port });
+  return settled(socket, 'connect', timeoutMs, 'connect').catch((error: unknown) => {
+    socket.destroy();
+    throw error;
+  });
+}
+
+/** The socket once `event` fires; its error, or ETIMEDOUT after timeoutMs, otherwise. */
+function settled<S extends Socket>(socket: S, event: 'connect' | 'secureConnect', timeoutMs: number, what: string): Promise<S> {
   return new Promise((resolve, reject) => {
-    const socket = tcpConnect({ host, port });
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(Object.assign(new Error(`connect timed out after ${timeoutMs} ms`), { code: 'ETIMEDOUT' }));
-    }, timeoutMs);
-    socket.once('connect', () => {
+    const timer = setTimeout(() => reject(Object.assign(new Error(`${what} timed out after ${timeoutMs} ms`), { code: 'ETIMEDOUT' })), timeoutMs);
+    socket.once(event, () => {
       clearTimeout(timer);
       resolve(socket);
     });
@@ -126,11 +131,8 @@ function connectTcp(host: string, port: number, timeoutMs: number): Promise<Sock
 async function openTunnel(raw: Socket, proxy: URL, authority: string, timeoutMs: number): Promise<Socket> {
   let socket: Socket = raw;
   if (proxy.protocol === 'https:') {
-    socket = await new Promise<TLSSocket>((resolve, reject) => {
-      const secure = tlsConnect({ socket: raw, ...(isIP(proxy.hostname) === 0 && { servername: proxy.hostname }) });
-      secure.once('secureConnect', () => resolve(secure));
-      secure.once('error', reject);
-    });
+    const secure = tlsConnect({ socket: raw, ...(isIP(proxy.hostname) === 0 && { servername: proxy.hostname }) });
+    socket = await settled(secure, 'secureConnect', timeoutMs, 'TLS handshake with the proxy');
   }
   const headers = [`CONNECT ${authority} HTTP/1.1`, `Host: ${authority}`];
   if (proxy.username !== '') {
@@ -177,26 +179,16 @@ async function checkTls(socket: Socket, host: string, input: NetworkCheckInput):
   const tls = input.network.tls ?? {};
   let secure: TLSSocket;
   try {
-    secure = await new Promise<TLSSocket>((resolve, reject) => {
-      const s = tlsConnect({
-        socket,
-        ...(isIP(host) === 0 && { servername: host }),
-        ...(tls.ca !== undefined && { ca: trustedCas(tls.ca) }),
-        ...(tls.cert !== undefined && { cert: tls.cert, key: tls.key }),
-        // Inspection only: the certificate is read and judged (`authorized` below) and the
-        // socket closed; nothing is ever sent on it. Requests always verify.
-        rejectUnauthorized: false,
-      });
-      const timer = setTimeout(() => reject(Object.assign(new Error('TLS handshake timed out'), { code: 'ETIMEDOUT' })), input.timeoutMs);
-      s.once('secureConnect', () => {
-        clearTimeout(timer);
-        resolve(s);
-      });
-      s.once('error', (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
+    const handshake = tlsConnect({
+      socket,
+      ...(isIP(host) === 0 && { servername: host }),
+      ...(tls.ca !== undefined && { ca: trustedCas(tls.ca) }),
+      ...(tls.cert !== undefined && { cert: tls.cert, key: tls.key }),
+      // Inspection only: the certificate is read and judged (`authorized` below) and the
+      // socket closed; nothing is ever sent on it. Requests always verify.
+      rejectUnauthorized: false,
     });
+    secure = await settled(handshake, 'secureConnect', input.timeoutMs, 'TLS handshake');
   } catch (error) {
     const diagnosis = diagnoseNetworkError(error, { origin: input.base.origin, proxy: undefined, answered: false });
     return failed('TLS', diagnosis.cause, diagnosis.fix);
