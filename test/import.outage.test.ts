@@ -3,7 +3,11 @@ import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../src/sandbox/index.js';
-import { CLIENT_HEADER, readResults, runCli, useSandbox, validRows } from './helpers.js';
+import { CLIENT_HEADER, readResults, runCli as run, useSandbox, validRows } from './helpers.js';
+
+// An outage plus the probes' backoff, on a loaded 2-core machine: bounds well above the defaults.
+const BOUND = 150_000;
+const runCli = (args: string[], options: Parameters<typeof run>[1] = {}) => run(args, { timeoutMs: BOUND - 10_000, ...options });
 
 // 10 ms per request keeps a few hundred rows busy for about a second, so an outage lands mid-run.
 const ctx = useSandbox({ latencyMs: 10, seed: 400 });
@@ -43,7 +47,7 @@ describe('a mid-run outage pauses the whole run (circuit breaker)', () => {
     expect(requests - rows).toBeLessThan(40);
     expect(run.stderr).toMatch(/the service is failing every request \(.*503.*\): sending paused/);
     expect(run.stderr).toMatch(/the service is back after \d+ s: sending resumed/);
-  });
+  }, BOUND);
 
   it('connections cut mid-run (not refused at start) are an outage too, not a configuration error', async () => {
     const rows = 200;
@@ -53,7 +57,7 @@ describe('a mid-run outage pauses the whole run (circuit breaker)', () => {
     ctx.sandbox.setFaults({ outage: undefined });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).counts).toMatchObject({ created: rows, failed: 0 });
-  });
+  }, BOUND);
 
   it('still down after --outage-timeout: stops (exit 3), the rest not_attempted, --resume finishes exactly once', async () => {
     const rows = 300;
@@ -78,7 +82,7 @@ describe('a mid-run outage pauses the whole run (circuit breaker)', () => {
     expect(JSON.parse(resumed.stdout).counts.failed).toBe(0);
     expect(ctx.sandbox.store.size - size).toBe(rows);
     expect(storedOnce(await keys())).toBe(true);
-  });
+  }, BOUND);
 });
 
 describe('export through an outage', () => {
@@ -98,7 +102,7 @@ describe('export through an outage', () => {
     } finally {
       await slow.close();
     }
-  });
+  }, BOUND);
 
   it('still down after --outage-timeout: exit 3, no file', async () => {
     const down = await startSandbox({ seed: 50, verifySignatures: false });
@@ -114,7 +118,7 @@ describe('export through an outage', () => {
     } finally {
       await down.close();
     }
-  });
+  }, BOUND);
 });
 
 describe('connection refused before anything succeeded', () => {
@@ -129,5 +133,5 @@ describe('connection refused before anything succeeded', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/nothing answers at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\): check the base URL/);
     expect((await readResults(results)).every((l) => l[1] === 'not_attempted')).toBe(true);
-  });
+  }, BOUND);
 });
