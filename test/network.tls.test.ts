@@ -166,6 +166,23 @@ describe('mutual TLS', () => {
     expect(run.stderr).not.toMatch(/PRIVATE KEY/);
   });
 
+  it('a sandbox given another CA for client certificates (--tls-client-ca) accepts that CA\'s clients', async () => {
+    const trusting = await startSandbox({ tls: { clientCaPem: mtls.tls!.caPem }, verifySignatures: false, seed: 2 });
+    try {
+      expect(trusting.tls?.requiresClientCertificate).toBe(true);
+      const ca = join(dir.dir, 'trusting-ca.pem');
+      await writeFile(ca, trusting.tls!.caPem);
+      const environment = { CCS_BASE_URL: trusting.url, CCS_TOKEN: trusting.token, ...CLEAN, NODE_EXTRA_CA_CERTS: ca };
+      const accepted = await runCli(['export', '--format', 'jsonl', '--quiet', '--client-cert', files.cert, '--client-key', files.key], { env: environment });
+      expect(accepted.code).toBe(0);
+      expect(accepted.stdout.trim().split('\n')).toHaveLength(2);
+      const refused = await runCli(['export', '--quiet'], { env: environment });
+      expect(refused.code).toBe(2);
+    } finally {
+      await trusting.close();
+    }
+  });
+
   it('a certificate without its key is a usage error', async () => {
     const { file, results } = await input(1);
     const run = await runCli(['import', file, '--results', results, '--client-cert', files.cert], { env: mtlsEnv() });
