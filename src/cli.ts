@@ -47,6 +47,32 @@ function connectionFlags<T>(y: Argv<T>) {
       default: SERVICE_DEFAULTS.retries,
       describe: 'retries per request',
     })
+    .option('proxy', {
+      type: 'string',
+      group: CONNECTION,
+      describe: 'HTTP(S) proxy URL for every request (env CCS_PROXY; HTTPS_PROXY/NO_PROXY are honoured without it)',
+    })
+    .option('ca-file', {
+      type: 'string',
+      group: CONNECTION,
+      describe: "PEM CA bundle trusted besides Node's roots (env CCS_CA_FILE)",
+    })
+    .option('client-cert', {
+      type: 'string',
+      group: CONNECTION,
+      describe: 'PEM client certificate for mutual TLS (env CCS_CLIENT_CERT_FILE)',
+    })
+    .option('client-key', {
+      type: 'string',
+      group: CONNECTION,
+      describe: 'PEM private key of --client-cert (env CCS_CLIENT_KEY_FILE)',
+    })
+    .option('outage-timeout', {
+      type: 'number',
+      group: CONNECTION,
+      default: SERVICE_DEFAULTS.outageTimeoutS,
+      describe: 'seconds the service may stay down mid-run (the run pauses) before it stops, resumable',
+    })
     .option('quiet', { type: 'boolean', alias: 'q', describe: 'no progress on stderr' })
     .option('progress-interval', {
       type: 'number',
@@ -231,6 +257,26 @@ function sandboxFlags<T>(y: Argv<T>) {
       default: SANDBOX_DEFAULTS.applicationDateField,
       describe: 'wire name of the application date',
     })
+    .option('tls', {
+      type: 'boolean',
+      group: SERVER,
+      describe: 'serve HTTPS with a CA made for the run (prints NODE_EXTRA_CA_CERTS)',
+    })
+    .option('tls-client-cert', {
+      type: 'boolean',
+      group: SERVER,
+      describe: 'with --tls: require a client certificate (one is issued)',
+    })
+    .option('tls-client-ca', {
+      type: 'string',
+      group: SERVER,
+      describe: 'with --tls: also accept client certificates from this CA (PEM)',
+    })
+    .option('outage', {
+      type: 'string',
+      group: FAULTS,
+      describe: 'AT:FOR seconds from the first request (add :drop to cut connections instead of 503)',
+    })
     .option('verbose', { type: 'boolean', describe: 'one line per request on stderr' })
     .option('verify-signatures', {
       type: 'boolean',
@@ -246,6 +292,14 @@ function definedOnly<T extends object>(values: { [K in keyof T]: T[K] | undefine
 }
 
 type ImportArgv = Awaited<ReturnType<typeof importFlags>['argv']>;
+
+function checkFlags<T>(y: Argv<T>) {
+  return signingFlags(connectionFlags(y)).option('detect-signature', {
+    type: 'boolean',
+    group: CONNECTION,
+    describe: 'try sha256/sha512 × pkcs1/pss and report which the service accepts',
+  });
+}
 
 /** Parses argv and runs the command; resolves to the command's exit code. */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
@@ -335,11 +389,29 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
             authFailAfter: args.authFailAfter,
             applicationDateField: args.applicationDateField,
             verbose: args.verbose,
+            tls: args.tls,
+            tlsClientCert: args.tlsClientCert,
+            tlsClientCa: args.tlsClientCa,
+            outage: args.outage,
             verifySignatures: args.verifySignatures,
             signature: { hash: args.signatureHash, padding: args.signaturePadding },
           }),
           io,
         );
+      },
+    )
+    .command(
+      'check',
+      'preflight against the configured service: network, TLS, proxy, token, page base, clock, key, signature',
+      (y) =>
+        checkFlags(y)
+          .example('$0 check', 'every line ok before a migration (CCS_BASE_URL, CCS_TOKEN, CCS_SIGNING_KEY_FILE)')
+          .example('$0 check --detect-signature', 'find the signature scheme the service accepts')
+          .example('$0 check --proxy http://proxy.corp:3128 --ca-file corp-ca.pem --json', 'behind a proxy and a company CA, for a script'),
+      async (args) => {
+        const { resolveCheckOptions } = await import('./check/options.js');
+        const { runCheck } = await import('./commands/check.js');
+        exitCode = await runCheck(await resolveCheckOptions(args, env), io);
       },
     )
     .command(
@@ -363,7 +435,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
     .example('$0 validate clients.csv', 'check a file, send nothing')
     .example('$0 import clients.csv --failed fix-me.csv', 'import it (CCS_BASE_URL, CCS_TOKEN, CCS_SIGNING_KEY_FILE)')
     .example('$0 completion >> ~/.bashrc', 'tab completion of commands and flags (~/.zshrc for zsh)')
-    .demandCommand(1, 'name a command: import, validate, export, sandbox, keygen or completion')
+    .demandCommand(1, 'name a command: import, validate, export, check, sandbox, keygen or completion')
     .strict()
     .recommendCommands()
     .help()

@@ -13,7 +13,9 @@ export type ErrorClassName =
   | 'NetworkError'
   | 'AuthError'
   | 'StoppedError'
-  | 'OutputError';
+  | 'OutputError'
+  | 'ConnectionError'
+  | 'OutageError';
 
 /** Each class's exit code. */
 export const EXIT_CODES = {
@@ -24,6 +26,8 @@ export const EXIT_CODES = {
   AuthError: 3,
   StoppedError: 3,
   OutputError: 1,
+  ConnectionError: 2,
+  OutageError: 3,
 } as const satisfies Record<ErrorClassName, ExitCode>;
 
 /** Every error code, and the class that raises it. */
@@ -55,6 +59,13 @@ export const ERROR_CODES = {
   page_size_refused: 'UsageError',
   port_in_use: 'UsageError',
   xlsx_to_terminal: 'UsageError',
+  bad_proxy: 'UsageError',
+  ca_invalid: 'UsageError',
+  client_cert_incomplete: 'UsageError',
+  client_cert_invalid: 'UsageError',
+  client_key_invalid: 'UsageError',
+  client_key_mismatch: 'UsageError',
+  file_unreadable: 'UsageError',
   xlsx_too_many_rows: 'UsageError',
   xlsx_cell_too_long: 'UsageError',
   // The input file cannot be used as it is. Exit 2.
@@ -85,6 +96,10 @@ export const ERROR_CODES = {
   wait_interrupted: 'ServiceError',
   repeated_page: 'ServiceError',
   network: 'NetworkError',
+  // Certificate, DNS, proxy, nothing listening: the run stops at once. Exit 2.
+  connection: 'ConnectionError',
+  // The service stayed down past --outage-timeout: the run stops, resumable. Exit 3.
+  outage: 'OutageError',
   // 401/403: the run stops. Exit 3.
   auth: 'AuthError',
   // The run stopped before the end. Exit 3.
@@ -152,7 +167,7 @@ export interface ServiceErrorDetails {
 
 /** The service refused or failed a request (after retries, where retries apply). Exit 1 for a run. */
 export class ServiceError extends CcsError {
-  declare readonly code: CodeOf<'ServiceError' | 'NetworkError' | 'AuthError'>;
+  declare readonly code: CodeOf<'ServiceError' | 'NetworkError' | 'AuthError' | 'ConnectionError' | 'OutageError'>;
   readonly status: number | undefined;
   readonly type: string | undefined;
   /** The service's own error code (its error body's `code`), when it sent one. */
@@ -167,7 +182,7 @@ export class ServiceError extends CcsError {
   constructor(
     message: string,
     info: ServiceErrorDetails = {},
-    options?: { cause?: unknown; code?: CodeOf<'ServiceError' | 'NetworkError' | 'AuthError'> },
+    options?: { cause?: unknown; code?: CodeOf<'ServiceError' | 'NetworkError' | 'AuthError' | 'ConnectionError' | 'OutageError'> },
   ) {
     super(message, options?.code ?? 'service', EXIT_CODES.ServiceError, options);
     this.status = info.status;
@@ -211,6 +226,30 @@ export class OutputError extends CcsError {
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, 'output_failed', EXIT_CODES.OutputError, options);
+  }
+}
+
+/**
+ * A failure no retry can fix (certificate, DNS, proxy, nothing listening): the run stops at
+ * once, naming the cause and the fix. A configuration problem: exit 2.
+ */
+export class ConnectionError extends ServiceError {
+  override readonly exitCode = EXIT_CODES.ConnectionError;
+  /** What to change: a flag or setting, in one sentence. */
+  readonly fix: string;
+
+  constructor(message: string, fix: string, options?: { cause?: unknown }) {
+    super(`${message}: ${fix}`, { type: 'network_error' }, { ...options, code: 'connection' });
+    this.fix = fix;
+  }
+}
+
+/** The service stayed down longer than --outage-timeout: the run stops, resumable. Exit 3. */
+export class OutageError extends ServiceError {
+  override readonly exitCode = EXIT_CODES.OutageError;
+
+  constructor(message: string, info: ServiceErrorDetails = {}) {
+    super(message, { type: 'outage', ...info }, { code: 'outage' });
   }
 }
 

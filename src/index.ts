@@ -3,10 +3,12 @@ export type { CodeOf, ErrorClassName, ErrorCode, ExitCode } from './errors.js';
 export {
   AuthError,
   CcsError,
+  ConnectionError,
   ERROR_CODES,
   EXIT_CODES,
   InputError,
   NetworkError,
+  OutageError,
   OutputError,
   ServiceError,
   StoppedError,
@@ -28,6 +30,9 @@ export { createServiceClient } from './service/client.js';
 export { SERVICE_DEFAULTS } from './service/defaults.js';
 export { loadSigningKey, publicKeyFingerprint } from './service/keys.js';
 export { DEFAULT_RETRY, parseRetryAfter, retryDelay } from './service/retry.js';
+export { type BreakerPolicy, breakerStep, DEFAULT_BREAKER } from './service/breaker.js';
+export { type NetworkSettings, type ProxyEnv, proxyEnvFrom, type TlsSettings } from './service/dispatcher.js';
+export type { OutageEvent } from './service/outage.js';
 export type { Client, CreateClientBody, ListClientsQuery } from './service/schemas.js';
 export type { SignatureScheme, Signer } from './service/signing.js';
 export { createSigner, generateRsaKeyPair, verifySignature } from './service/signing.js';

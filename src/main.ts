@@ -5,10 +5,11 @@
 import { setMaxListeners } from 'node:events';
 import { runCli } from './cli.js';
 import { isCcsError } from './errors.js';
+import { redactUrl } from './service/url.js';
 
 /** Tokens have a known shape: whatever a message quotes (a path, a header), never print one. */
 export function redactSecrets(text: string): string {
-  return text.replace(/lk_(live|sandbox|test)_[^\s"',;]+/g, 'lk_$1_[redacted]');
+  return redactUrl(text.replace(/lk_(live|sandbox|test)_[^\s"',;]+/g, 'lk_$1_[redacted]'));
 }
 
 export async function main(argv: string[]): Promise<never> {

@@ -13,13 +13,14 @@ import { FIELDS, type Field } from './import/fields.js';
 import type { DateFormat } from './import/normalize.js';
 import type { ReadOptions } from './import/read/index.js';
 import type { ImportSettings } from './import/run-import.js';
+import { type NetworkArgv, type ResolvedNetwork, resolveNetwork } from './network-options.js';
 import { SERVICE_DEFAULTS } from './service/defaults.js';
 import type { Direction } from './service/schemas.js';
 import type { SignatureHash, SignaturePadding, SignatureScheme } from './service/signing.js';
 import { checkBaseUrl } from './service/url.js';
 
 /** The flags every service command takes, as cli.ts hands them over (defaults applied). */
-export interface CommonFlags {
+export interface CommonFlags extends NetworkArgv {
   baseUrl?: string | undefined;
   tokenFile?: string | undefined;
   sandbox?: boolean | undefined;
@@ -53,6 +54,13 @@ export interface ImportFlags extends CommonFlags {
   maxErrors?: number | undefined;
 }
 
+export interface CheckFlags extends CommonFlags {
+  signingKey?: string | undefined;
+  signatureHash: SignatureHash;
+  signaturePadding: SignaturePadding;
+  detectSignature?: boolean | undefined;
+}
+
 export interface ExportFlags extends CommonFlags {
   out: string;
   format?: ExportFormat | undefined;
@@ -71,7 +79,14 @@ export interface ExportFlags extends CommonFlags {
 /** Where requests go: the in-process emulator, or a configured service. */
 export type Connection =
   | { kind: 'sandbox' }
-  | { kind: 'service'; baseUrl: string; token: string; signingKeyFile: string | undefined };
+  | {
+      kind: 'service';
+      baseUrl: string;
+      token: string;
+      signingKeyFile: string | undefined;
+      /** Proxy, extra CAs, client certificate, outage timeout. */
+      network: ResolvedNetwork;
+    };
 
 export interface CommonOptions {
   connection: Connection | undefined;
@@ -166,8 +181,8 @@ async function readToken(argv: { tokenFile?: string | undefined }, env: NodeJS.P
   return token;
 }
 
-async function resolveConnection(
-  argv: { sandbox?: boolean | undefined; baseUrl?: string | undefined; tokenFile?: string | undefined },
+export async function resolveConnection(
+  argv: { sandbox?: boolean | undefined; baseUrl?: string | undefined; tokenFile?: string | undefined } & NetworkArgv,
   env: NodeJS.ProcessEnv,
   signingKeyFile: string | undefined,
 ): Promise<Connection> {
@@ -180,7 +195,7 @@ async function resolveConnection(
   if (!baseUrl) throw new UsageError(`no service base URL: ${ENV_HELP}`, 'base_url_missing');
   checkBaseUrl(baseUrl);
   const token = await readToken(argv, env);
-  return { kind: 'service', baseUrl, token, signingKeyFile };
+  return { kind: 'service', baseUrl, token, signingKeyFile, network: await resolveNetwork(argv, env) };
 }
 
 function common(argv: CommonFlags) {

@@ -55,6 +55,7 @@ const SECTIONS: Record<string, string[]> = {
   import: ['## Import', '## Validate', '### Configuration'],
   validate: ['## Validate', '## Import', '### Configuration'],
   export: ['## Export', '### Configuration'],
+  check: ['## Check', '### Configuration'],
 };
 const sectionsOf = (command: string) =>
   SECTIONS[command] ?? [`## ${command[0]!.toUpperCase()}${command.slice(1)}`];

@@ -7,6 +7,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSandbox } from '../src/commands/sandbox.js';
 import { UsageError } from '../src/errors.js';
+import { capture, waitFor } from './stream.helpers.js';
 
 /** A throwaway RSA-4096 public key (its private half was discarded): generating one costs seconds. */
 const PUBLIC_KEY_4096 = `-----BEGIN PUBLIC KEY-----
@@ -24,23 +25,6 @@ jzjurZ8D0XcQydgeecd0MtN+B4J+hHMykI1lMa0EikBKISl/2gAhKGS3r4lTAWvC
 BGXzZTZYdSjqqgcOExw9vnsCAwEAAQ==
 -----END PUBLIC KEY-----
 `;
-
-function capture() {
-  const stream = new PassThrough();
-  let text = '';
-  stream.on('data', (chunk: Buffer) => {
-    text += chunk.toString('utf8');
-  });
-  return { stream, text: () => text };
-}
-
-async function waitFor(predicate: () => boolean, ms = 15_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 let dir: string;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthError, NetworkError, ServiceError, UsageError } from '../src/errors.js';
+import { AuthError, ConnectionError, ServiceError, UsageError } from '../src/errors.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { createServiceClient, type ServiceClientOptions } from '../src/service/client.js';
 import type { CreateClientBody } from '../src/service/schemas.js';
@@ -50,7 +50,7 @@ describe('service client against the sandbox', () => {
     const b = body();
     const first = await c.createClient(b);
     const again = await c.createClient(b);
-    expect(first.status).toBe(201);
+    expect(first.status).toBe(200);
     expect(again.status).toBe(200);
     expect(again.data.id).toBe(first.data.id);
     expect(sandbox.store.byIdempotencyKey(b.idempotency_key)?.id).toBe(first.data.id);
@@ -150,14 +150,16 @@ describe('service client against the sandbox', () => {
     await down.close();
   });
 
-  it('turns refused connections into a NetworkError after retries', async () => {
+  it('stops at once on a refused connection before the service ever answered (ConnectionError, no retries)', async () => {
     const gone = await startSandbox({ verifySignatures: false });
     const url = gone.url;
     await gone.close();
-    const c = createServiceClient({ baseUrl: url, token: 'x', signer, retry: { ...fast, retries: 1 } });
+    const c = createServiceClient({ baseUrl: url, token: 'x', signer, retry: { ...fast, retries: 3 } });
     const error = await failure(c.listClients({}));
-    expect(error).toBeInstanceOf(NetworkError);
-    expect(error.attempts).toBe(2);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toMatch(/nothing answers at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\).*check the base URL/);
+    expect(error.attempts).toBe(1);
     await c.close();
   });
 

@@ -90,7 +90,7 @@ export function floorRun(ctx, { rows, concurrency, latencyMs = 0, round = 0 }) {
       ctx.log(`  floor: sign + POST ${rows} bodies, C=${concurrency}${latencyMs ? `, ${latencyMs} ms` : ''}…`);
       const before = await service.stats();
       const posted = await postBodies(ctx, service, { rows, concurrency });
-      if (posted.statuses['201'] !== rows) throw new Error(`floor: statuses ${JSON.stringify(posted.statuses)}`);
+      if (posted.statuses['200'] !== rows) throw new Error(`floor: statuses ${JSON.stringify(posted.statuses)}`);
       const served = await sandboxCpu(service, before);
       const run = {
         rows,
@@ -171,7 +171,7 @@ async function unsignedPair(ctx, { rows, concurrency, latencyMs, round, rounds }
   const bare = await withSandbox(ctx, { verifySignatures: false, latencyMs }, async (service) => {
     ctx.log(`  unsigned bare undici loop, ${at}…`);
     const run = await postBodies(ctx, service, { rows, concurrency, unsigned: true });
-    if (run.statuses['201'] !== rows) throw new Error(`unsigned loop: ${JSON.stringify(run.statuses)}`);
+    if (run.statuses['200'] !== rows) throw new Error(`unsigned loop: ${JSON.stringify(run.statuses)}`);
     return { result: run, summary: { rows, rowsPerSecond: run.rowsPerSecond, cpuS: run.loopCpuS, steady: run.steady } };
   });
   const pipeline = await withSandbox(ctx, { verifySignatures: false, latencyMs }, async (service) => {

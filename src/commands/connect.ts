@@ -8,6 +8,8 @@ import type { Connection } from '../options.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { createServiceClient, type ServiceClient } from '../service/client.js';
 import { SERVICE_DEFAULTS } from '../service/defaults.js';
+import type { NetworkSettings } from '../service/dispatcher.js';
+import type { OutageEvent } from '../service/outage.js';
 import { loadSigningKey } from '../service/keys.js';
 import { createSigner, type SignatureScheme, type Signer } from '../service/signing.js';
 
@@ -32,6 +34,8 @@ export async function connect(connection: Connection, options: ConnectOptions, i
   let baseUrl: string;
   let token: string;
   let signer: Signer | undefined;
+  let network: NetworkSettings | undefined;
+  let outageTimeoutMs: number | undefined;
   if (connection.kind === 'sandbox') {
     const { startSandbox } = await import('../sandbox/index.js');
     sandbox = await startSandbox({
@@ -48,6 +52,7 @@ export async function connect(connection: Connection, options: ConnectOptions, i
   } else {
     baseUrl = connection.baseUrl;
     token = connection.token;
+    ({ network, outageTimeoutMs } = connection.network);
     if (options.needSigner && connection.signingKeyFile !== undefined) {
       const { key, warnings } = await loadSigningKey(connection.signingKeyFile);
       for (const warning of warnings) io.stderr.write(`ccs-bulk: warning: ${warning}\n`);
@@ -63,6 +68,11 @@ export async function connect(connection: Connection, options: ConnectOptions, i
     retry: { retries: options.retries },
     applicationDateField: options.applicationDateField,
     signal: io.signal,
+    network,
+    breaker: outageTimeoutMs === undefined ? undefined : { outageTimeoutMs },
+    onOutage: (event) => {
+      if (!options.quiet || event.type === 'stopped') io.stderr.write(`ccs-bulk: ${describeOutage(event)}\n`);
+    },
   });
   return {
     service,
@@ -72,4 +82,19 @@ export async function connect(connection: Connection, options: ConnectOptions, i
       await sandbox?.close();
     },
   };
+}
+
+/** One stderr line per breaker transition: the run is paused, not hung. */
+export function describeOutage(event: OutageEvent): string {
+  const s = (ms: number) => `${Math.max(0, Math.round(ms / 1000))} s`;
+  switch (event.type) {
+    case 'paused':
+      return `the service is failing every request (${event.reason}): sending paused, checking again in ${s(event.probeInMs)}`;
+    case 'probeFailed':
+      return `still down after ${s(event.downForMs)} (${event.reason}): checking again in ${s(event.probeInMs)}`;
+    case 'resumed':
+      return `the service is back after ${s(event.downForMs)}: sending resumed`;
+    case 'stopped':
+      return `the service has been down for ${s(event.downForMs)}: stopping (--outage-timeout)`;
+  }
 }

@@ -54,7 +54,7 @@ export async function runImport(options: ImportOptions, io: Io): Promise<ExitCod
 }
 
 export function exitCodeOf(summary: ImportSummary): ExitCode {
-  if (summary.stopped?.reason === 'input_error') return 2;
+  if (summary.stopped?.reason === 'input_error' || summary.stopped?.reason === 'connection') return 2;
   if (summary.stopped) return 3;
   return summary.counts.invalid + summary.counts.failed > 0 ? 1 : 0;
 }

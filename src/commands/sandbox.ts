@@ -8,16 +8,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { parsePublicKey } from '../sandbox/auth.js';
+import { parseOutage } from '../sandbox/faults.js';
 import type { Sandbox, SandboxOptions } from '../sandbox/index.js';
 import { startSandbox } from '../sandbox/index.js';
 import { SANDBOX_DEFAULTS } from '../sandbox/defaults.js';
 
 /** The library's options, with files and switches where the library takes values. */
-export interface SandboxCommandArgs extends Omit<SandboxOptions, 'publicKeyPem' | 'log'> {
+export interface SandboxCommandArgs extends Omit<SandboxOptions, 'publicKeyPem' | 'log' | 'tls' | 'outage'> {
   /** SPKI PEM file holding the public key to verify X-Signature with */
   publicKeyFile?: string;
   /** one line per request on stderr */
   verbose?: boolean;
+  /** serve HTTPS with a CA made for the run */
+  tls?: boolean;
+  /** require a client certificate (one is issued for the run) */
+  tlsClientCert?: boolean;
+  /** PEM file of a CA whose client certificates are accepted too (implies required) */
+  tlsClientCa?: string;
+  /** AT:FOR seconds (optionally :drop): a scheduled outage from the first request */
+  outage?: string;
 }
 
 export interface SandboxCommandIo {
@@ -31,7 +40,7 @@ export async function runSandbox(args: SandboxCommandArgs, io: SandboxCommandIo)
   const sandbox = await startSandbox(options);
   let keyDir: string | undefined;
   try {
-    if (sandbox.privateKeyPem !== undefined) keyDir = await writeKeys(sandbox);
+    if (sandbox.privateKeyPem !== undefined || sandbox.tls) keyDir = await writeKeys(sandbox);
     io.stdout.write(banner(sandbox, args, keyDir));
     await untilStopped(io.signal);
   } finally {
@@ -45,7 +54,18 @@ export async function runSandbox(args: SandboxCommandArgs, io: SandboxCommandIo)
 }
 
 async function toOptions(args: SandboxCommandArgs, io: SandboxCommandIo): Promise<SandboxOptions> {
-  const { publicKeyFile, verbose, ...options }: SandboxCommandArgs & SandboxOptions = args;
+  const { publicKeyFile, verbose, tls, tlsClientCert, tlsClientCa, outage, ...rest } = args;
+  const options: SandboxOptions = { ...rest };
+  if (outage !== undefined) options.outage = parseOutage(outage);
+  if (tls || tlsClientCert || tlsClientCa !== undefined) {
+    if (!tls) throw new UsageError('--tls-client-cert and --tls-client-ca need --tls', 'bad_option');
+    const settings: { clientCertificate: boolean; clientCaPem?: string } = { clientCertificate: tlsClientCert === true };
+    if (tlsClientCa !== undefined) {
+      const { readCaBundle } = await import('../network-options.js');
+      settings.clientCaPem = await readCaBundle(tlsClientCa, '--tls-client-ca');
+    }
+    options.tls = settings;
+  }
   if (verbose) options.log = (line) => io.stderr.write(`${line}\n`);
   if (publicKeyFile !== undefined) {
     try {
@@ -62,8 +82,18 @@ async function toOptions(args: SandboxCommandArgs, io: SandboxCommandIo): Promis
 
 async function writeKeys(sandbox: Sandbox): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'ccs-sandbox-'));
-  await writeFile(join(dir, 'private.pem'), sandbox.privateKeyPem ?? '', { mode: 0o600, flag: 'wx' });
-  await writeFile(join(dir, 'public.pem'), sandbox.publicKeyPem ?? '', { mode: 0o644, flag: 'wx' });
+  if (sandbox.privateKeyPem !== undefined) {
+    await writeFile(join(dir, 'private.pem'), sandbox.privateKeyPem, { mode: 0o600, flag: 'wx' });
+    await writeFile(join(dir, 'public.pem'), sandbox.publicKeyPem ?? '', { mode: 0o644, flag: 'wx' });
+  }
+  const { tls } = sandbox;
+  if (tls) {
+    await writeFile(join(dir, 'ca.pem'), tls.caPem, { mode: 0o644, flag: 'wx' });
+    if (tls.clientCertPem !== undefined && tls.clientKeyPem !== undefined) {
+      await writeFile(join(dir, 'client.pem'), tls.clientCertPem, { mode: 0o644, flag: 'wx' });
+      await writeFile(join(dir, 'client-key.pem'), tls.clientKeyPem, { mode: 0o600, flag: 'wx' });
+    }
+  }
   return dir;
 }
 
@@ -73,7 +103,7 @@ function shellQuote(value: string): string {
 }
 
 function banner(sandbox: Sandbox, args: SandboxCommandArgs, keyDir: string | undefined): string {
-  const privatePath = keyDir ? join(keyDir, 'private.pem') : undefined;
+  const privatePath = keyDir && sandbox.privateKeyPem !== undefined ? join(keyDir, 'private.pem') : undefined;
   const lines = [`ccs-bulk sandbox listening on ${sandbox.url}`, `  token:        ${sandbox.token}`];
   let exportLine = `export CCS_BASE_URL=${shellQuote(sandbox.url)} CCS_TOKEN=${shellQuote(sandbox.token)}`;
   if (privatePath) {
@@ -103,13 +133,33 @@ function banner(sandbox: Sandbox, args: SandboxCommandArgs, keyDir: string | und
     faults.dropRate ? `drop ${faults.dropRate}` : '',
     faults.resetRate ? `reset after create ${faults.resetRate}` : '',
     faults.authFailAfter !== undefined ? `401 after ${faults.authFailAfter} creates` : '',
+    faults.outage
+      ? `outage ${faults.outage.atMs / 1000}s after the first request, for ${faults.outage.forMs / 1000}s (${faults.outage.kind === 'drop' ? 'connections cut' : '503'})`
+      : '',
   ].filter(Boolean);
   lines.push(`  faults:       ${active.length ? active.join(', ') : 'none'}`);
+  const use = [`  ${exportLine}`];
+  let curlTls = '';
+  if (sandbox.tls && keyDir) {
+    const caPath = join(keyDir, 'ca.pem');
+    lines.push(`  TLS CA:       ${caPath} (made for this run, deleted on exit)`);
+    use.push(`  export NODE_EXTRA_CA_CERTS=${shellQuote(caPath)}`);
+    curlTls = ` --cacert ${shellQuote(caPath)}`;
+    if (sandbox.tls.clientCertPem !== undefined) {
+      const cert = join(keyDir, 'client.pem');
+      const key = join(keyDir, 'client-key.pem');
+      lines.push(`  client cert:  required; ${cert} and ${key} were issued for this run`);
+      use.push(`  export CCS_CLIENT_CERT_FILE=${shellQuote(cert)} CCS_CLIENT_KEY_FILE=${shellQuote(key)}`);
+      curlTls += ` --cert ${shellQuote(cert)} --key ${shellQuote(key)}`;
+    } else if (sandbox.tls.requiresClientCertificate) {
+      lines.push(`  client cert:  required, from the CA in ${args.tlsClientCa ?? '--tls-client-ca'}`);
+    }
+  }
   lines.push(
     '',
     'Use it from another shell:',
-    `  ${exportLine}`,
-    `  curl -s -H "Authorization: Bearer $CCS_TOKEN" "$CCS_BASE_URL/v1/clients?size=5"`,
+    ...use,
+    `  curl -s${curlTls} -H "Authorization: Bearer $CCS_TOKEN" "$CCS_BASE_URL/v1/clients?size=5"`,
     '',
     'Press Ctrl-C to stop.',
     '',

@@ -8,7 +8,14 @@ import type { FailedFile } from './failed.js';
 import type { RawRecord } from './read/index.js';
 import { OUTCOMES, type Outcome, type ResultLine, type ResultsFile } from './results.js';
 
-export type StopReason = 'auth' | 'interrupted' | 'max_errors' | 'input_error' | 'output_error';
+export type StopReason =
+  | 'auth'
+  | 'interrupted'
+  | 'max_errors'
+  | 'input_error'
+  | 'output_error'
+  | 'connection'
+  | 'outage';
 
 export interface Stop {
   reason: StopReason;

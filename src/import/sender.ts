@@ -3,7 +3,7 @@
  * inside that slot, so a stop it causes (401/403, --max-errors, an unwritable results file)
  * is in force before the slot goes to the next row. A send never rejects.
  */
-import { AuthError, CcsError, ServiceError } from '../errors.js';
+import { AuthError, CcsError, ConnectionError, OutageError, ServiceError } from '../errors.js';
 import type { PreparedCreate, Reply, ServiceClient } from '../service/client.js';
 import type { Client } from '../service/schemas.js';
 import { toCreateBody } from './key.js';
@@ -60,6 +60,21 @@ function recordFailure(recorder: Recorder, raw: RawRecord, key: string, error: u
       outcome: 'not_attempted',
       attempts: failure.attempts,
       key,
+      errorMessage: failure.message,
+      values: raw.values,
+    });
+    return;
+  }
+  if (failure instanceof ConnectionError || failure instanceof OutageError) {
+    // Unreachable or down: nothing got through, or resume sends it again under the same key.
+    recorder.stop(failure instanceof ConnectionError ? 'connection' : 'outage', failure.message, failure.code);
+    recorder.record({
+      row: raw.row,
+      outcome: 'not_attempted',
+      attempts: failure.attempts,
+      key,
+      errorType: failure.type,
+      errorCode: failure.code,
       errorMessage: failure.message,
       values: raw.values,
     });

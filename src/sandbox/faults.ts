@@ -30,6 +30,15 @@ export interface FaultSettings {
   authFailAfter: number | undefined;
   /** How that refusal looks: 401 (revoked key) or 403 (IP no longer allowed). */
   authFailStatus: 401 | 403;
+  /** A scheduled outage; its clock starts at the first request after it is set. */
+  outage: OutageWindow | undefined;
+}
+
+/** From `atMs` for `forMs` every request fails: 503 from a gateway, or connections cut. */
+export interface OutageWindow {
+  atMs: number;
+  forMs: number;
+  kind: '503' | 'drop';
 }
 
 export const DEFAULT_FAULTS: FaultSettings = {
@@ -43,7 +52,22 @@ export const DEFAULT_FAULTS: FaultSettings = {
   resetRate: 0,
   authFailAfter: undefined,
   authFailStatus: 401,
+  outage: undefined,
 };
+
+const OUTAGE_503: ErrorSpec = {
+  status: 503,
+  type: 'api_error',
+  code: 'service_unavailable',
+  message: 'Service unavailable (scheduled outage in the sandbox).',
+};
+
+/** `AT:FOR` or `AT:FOR:drop`, in seconds: the sandbox command's --outage. */
+export function parseOutage(text: string): OutageWindow {
+  const match = /^(\d+(?:\.\d+)?):(\d+(?:\.\d+)?)(?::(503|drop))?$/.exec(text.trim());
+  if (!match) throw badOption(`--outage takes AT:FOR seconds, optionally :503 or :drop (e.g. 30:60), got "${text}"`);
+  return { atMs: Number(match[1]) * 1000, forMs: Number(match[2]) * 1000, kind: (match[3] ?? '503') as '503' | 'drop' };
+}
 
 const SERVER_ERRORS: readonly ErrorSpec[] = [
   {
@@ -74,6 +98,7 @@ export class Faults {
   readonly #random: Random;
   #tokens = 0;
   #refilledAt = 0;
+  #outageClock: number | undefined;
 
   constructor(settings: Partial<FaultSettings>, seed: number) {
     this.#settings = checkFaults({ ...DEFAULT_FAULTS, ...settings });
@@ -90,6 +115,7 @@ export class Faults {
   update(changes: Partial<FaultSettings>): void {
     const next = checkFaults({ ...this.#settings, ...changes });
     if (next.rateLimit !== this.#settings.rateLimit) this.#tokens = next.rateLimit;
+    if (next.outage !== this.#settings.outage) this.#outageClock = undefined;
     this.#settings = next;
   }
 
@@ -100,6 +126,17 @@ export class Faults {
   delayMs(): number {
     const { latencyMs, jitterMs } = this.#settings;
     return jitterMs > 0 ? latencyMs + this.#random() * jitterMs : latencyMs;
+  }
+
+  /** What the scheduled outage does to a request arriving now, if it is in the window. */
+  outage(): { kind: 'drop' } | { kind: '503'; error: ErrorSpec } | undefined {
+    const window = this.#settings.outage;
+    if (!window) return undefined;
+    const now = performance.now();
+    this.#outageClock ??= now;
+    const elapsed = now - this.#outageClock;
+    if (elapsed < window.atMs || elapsed >= window.atMs + window.forMs) return undefined;
+    return window.kind === 'drop' ? { kind: 'drop' } : { kind: '503', error: OUTAGE_503 };
   }
 
   drop(): boolean {
@@ -178,6 +215,10 @@ function checkFaults(settings: FaultSettings): FaultSettings {
   const { authFailAfter, authFailStatus } = settings;
   if (authFailAfter !== undefined && !(Number.isInteger(authFailAfter) && authFailAfter >= 0)) {
     throw badOption(`sandbox authFailAfter must be an integer >= 0 (got ${authFailAfter}).`);
+  }
+  const { outage } = settings;
+  if (outage !== undefined && !(outage.atMs >= 0 && outage.forMs >= 0 && Number.isFinite(outage.atMs + outage.forMs) && (outage.kind === '503' || outage.kind === 'drop'))) {
+    throw badOption('sandbox outage must be {atMs >= 0, forMs >= 0, kind: 503|drop}.');
   }
   if (authFailStatus !== 401 && authFailStatus !== 403) {
     throw badOption(`sandbox authFailStatus must be 401 or 403 (got ${String(authFailStatus)}).`);

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { UsageError } from '../errors.js';
 import type { SignatureScheme } from '../service/signing.js';
 import { SANDBOX_DEFAULTS } from './defaults.js';
-import { DEFAULT_FAULTS, type FaultSettings } from './faults.js';
+import { DEFAULT_FAULTS, type FaultSettings, type OutageWindow } from './faults.js';
 import type { SandboxStats } from './routes.js';
 import type { SandboxStore } from './store.js';
 
@@ -46,13 +46,32 @@ export interface SandboxOptions {
   authFailStatus?: 401 | 403;
   /** default 'application_date' */
   applicationDateField?: string;
+  /**
+   * Serve HTTPS with certificates from a CA made for this run (`sandbox.tls.caPem`).
+   * `clientCertificate`: require a client certificate; one is issued from the same CA.
+   * `clientCaPem`: also accept client certificates signed by this CA (implies required).
+   */
+  tls?: boolean | { clientCertificate?: boolean; clientCaPem?: string };
+  /** A scheduled outage, counted from the first request: every request fails while it lasts. */
+  outage?: OutageWindow;
   /** one line per request; never carries the token or the signature */
   log?: (line: string) => void;
 }
 
+export interface SandboxTls {
+  /** The CA to trust (PEM). */
+  caPem: string;
+  /** Issued when client certificates are required. */
+  clientCertPem: string | undefined;
+  clientKeyPem: string | undefined;
+  requiresClientCertificate: boolean;
+}
+
 export interface Sandbox {
-  /** e.g. http://127.0.0.1:54321 (no trailing slash; API paths are /v1/...) */
+  /** e.g. http://127.0.0.1:54321, or https:// with `tls` (no trailing slash; API paths are /v1/...) */
   url: string;
+  /** With `tls`: the CA and, for mutual TLS, the client certificate. */
+  tls: SandboxTls | undefined;
   token: string;
   publicKeyPem: string | undefined;
   /** only when the sandbox generated the pair */
@@ -131,6 +150,7 @@ export function resolveOptions(options: SandboxOptions): ResolvedOptions {
   for (const key of Object.keys(DEFAULT_FAULTS) as (keyof FaultSettings)[]) {
     if (options[key] !== undefined) Object.assign(faults, { [key]: options[key] });
   }
+  if (options.outage !== undefined) faults.outage = options.outage;
   return {
     host: options.host ?? SANDBOX_DEFAULTS.host,
     port: wholeNumber('port', options.port, SANDBOX_DEFAULTS.port, 0, 65535),

@@ -15,7 +15,7 @@ export interface SandboxStats {
   replays: number;
   conflicts: number;
   byStatus: Record<number, number>;
-  faults: { fail: number; throttle: number; drop: number; reset: number; rateLimited: number };
+  faults: { fail: number; throttle: number; drop: number; reset: number; rateLimited: number; outage: number };
 }
 
 export function emptyStats(): SandboxStats {
@@ -25,7 +25,7 @@ export function emptyStats(): SandboxStats {
     replays: 0,
     conflicts: 0,
     byStatus: {},
-    faults: { fail: 0, throttle: 0, drop: 0, reset: 0, rateLimited: 0 },
+    faults: { fail: 0, throttle: 0, drop: 0, reset: 0, rateLimited: 0, outage: 0 },
   };
 }
 
@@ -98,7 +98,8 @@ export function createClient(
   }));
   if (outcome.kind === 'created') {
     deps.stats.creates++;
-    return { reply: clientReply(201, clientJson(outcome.stored)), created: true };
+    // The service documents 200 for a created client as for a replayed one.
+    return { reply: clientReply(200, clientJson(outcome.stored)), created: true };
   }
   if (outcome.kind === 'replayed') {
     deps.stats.replays++;

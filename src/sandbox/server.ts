@@ -4,13 +4,14 @@
  * signature) → rate limit/throttle → 5xx → checks → handle → maybe cut the connection.
  * Per-request work is kept small (no URL objects, no middleware) to serve >20,000 req/s.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../errors.js';
 import { generateRsaKeyPair } from '../service/signing.js';
 import { type AuthState, checkBearer, checkSignature, parsePublicKey, type SignatureCheck } from './auth.js';
 import { Faults } from './faults.js';
-import { resolveOptions, type Sandbox, type SandboxOptions } from './options.js';
+import { resolveOptions, type Sandbox, type SandboxOptions, type SandboxTls } from './options.js';
 import { createRequestIds, type ErrorSpec, errorReply, type Reply } from './respond.js';
 import { createClient, emptyStats, getClient, listClients, type RouteDeps, resolveRoute } from './routes.js';
 import { seedClients } from './seed.js';
@@ -124,6 +125,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       await sleep(delay);
       if (closed) return void req.socket.destroy();
     }
+    // A scheduled outage: the gateway in front answers for the whole service.
+    const down = faults.outage();
+    if (down) {
+      stats.faults.outage++;
+      if (down.kind === 'drop') return cut(req, 'outage', requestId);
+      return fail(down.error);
+    }
     if (faults.drop()) {
       stats.faults.drop++;
       return cut(req, 'dropped', requestId);
@@ -176,7 +184,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     send(req, res, requestId, result.reply, started);
   };
 
-  const server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((error: unknown) => {
       const requestId = nextRequestId();
       log?.(`${req.method} ${req.url} 500 sandbox bug: ${String(error)}`);
@@ -189,7 +197,36 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       };
       send(req, res, requestId, errorReply(requestId, spec), 0);
     });
-  });
+  };
+  let tls: SandboxTls | undefined;
+  let server: Server;
+  if (options.tls) {
+    const wanted = options.tls === true ? {} : options.tls;
+    const requiresClientCertificate = wanted.clientCertificate === true || wanted.clientCaPem !== undefined;
+    // Loaded only for HTTPS: node-forge is not needed otherwise.
+    const { makeSandboxCertificates } = await import('./tls.js');
+    const certificates = await makeSandboxCertificates({ clientCertificate: wanted.clientCertificate === true });
+    tls = {
+      caPem: certificates.ca.certPem,
+      clientCertPem: certificates.client?.certPem,
+      clientKeyPem: certificates.client?.keyPem,
+      requiresClientCertificate,
+    };
+    server = createTlsServer(
+      {
+        key: certificates.server.keyPem,
+        cert: certificates.server.certPem,
+        ...(requiresClientCertificate && {
+          requestCert: true,
+          rejectUnauthorized: true,
+          ca: [certificates.ca.certPem, ...(wanted.clientCaPem ? [wanted.clientCaPem] : [])],
+        }),
+      },
+      listener,
+    ) as unknown as Server;
+  } else {
+    server = createServer(listener);
+  }
   // Longer than clients' idle timeouts (undici: 4 s), so the server is never the side that
   // closes an idle socket just as a client reuses it.
   server.keepAliveTimeout = 30_000;
@@ -219,7 +256,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${host}:${address.port}`,
+    url: `${tls ? 'https' : 'http'}://${host}:${address.port}`,
+    tls,
     token: resolved.token,
     publicKeyPem,
     privateKeyPem,

@@ -4,10 +4,13 @@
  */
 
 import type { Dispatcher } from 'undici';
-import { Pool } from 'undici';
 import type { z } from 'zod';
-import { AuthError, NetworkError, ServiceError } from '../errors.js';
+import { AuthError, ConnectionError, NetworkError, ServiceError } from '../errors.js';
+import { type BreakerPolicy, DEFAULT_BREAKER } from './breaker.js';
 import { SERVICE_DEFAULTS } from './defaults.js';
+import { diagnoseNetworkError } from './diagnose.js';
+import { createTransport, type NetworkSettings } from './dispatcher.js';
+import { createOutageGate, type OutageEvent, type OutageGate } from './outage.js';
 import { DEFAULT_RETRY, isRetryableStatus, parseRetryAfter, type RetryPolicy, retryDelay } from './retry.js';
 import {
   type Client,
@@ -46,8 +49,10 @@ export interface ServiceClientOptions {
   token: string;
   /** Needed for createClient only. */
   signer?: Signer | undefined;
-  /** Injected transport; when absent a keep-alive Pool of `connections` is made and owned. */
+  /** Injected transport; when absent one is made (dispatcher.ts) for `network` and owned. */
   dispatcher?: Dispatcher | undefined;
+  /** Proxy and TLS settings for the transport this client makes. */
+  network?: NetworkSettings | undefined;
   connections?: number | undefined;
   timeouts?: Partial<Timeouts> | undefined;
   retry?: Partial<RetryPolicy> | undefined;
@@ -56,6 +61,12 @@ export interface ServiceClientOptions {
   /** Aborting stops waiting for retries; a request already on the wire finishes. */
   signal?: AbortSignal | undefined;
   onRetry?: ((event: RetryEvent) => void) | undefined;
+  /**
+   * The circuit breaker: a service that fails everything pauses every request and is probed
+   * until it is back or down for outageTimeoutMs (then OutageError). false turns it off.
+   */
+  breaker?: Partial<BreakerPolicy> | false | undefined;
+  onOutage?: ((event: OutageEvent) => void) | undefined;
   random?: (() => number) | undefined;
 }
 
@@ -132,16 +143,46 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
   const random = options.random ?? Math.random;
   const ownsDispatcher = options.dispatcher === undefined;
-  const dispatcher =
-    options.dispatcher ??
-    new Pool(origin, {
-      connections: options.connections ?? SERVICE_DEFAULTS.connections,
-      connectTimeout: timeouts.connectMs,
-      keepAliveTimeout: 30_000,
-    });
+  const transport = options.dispatcher
+    ? { dispatcher: options.dispatcher, proxy: options.network?.proxy }
+    : createTransport(base, {
+        connections: options.connections ?? SERVICE_DEFAULTS.connections,
+        connectTimeoutMs: timeouts.connectMs,
+        network: options.network,
+      });
+  const { dispatcher } = transport;
   const authorization = `Bearer ${options.token}`;
   // A 429 slows the whole client, not one request: every attempt waits for this instant.
   let pausedUntil = 0;
+  // Once the service has answered, DNS, TCP, TLS and the proxy are known to work.
+  let answered = false;
+  const gate: OutageGate | undefined =
+    options.breaker === false
+      ? undefined
+      : createOutageGate({
+          policy: { ...DEFAULT_BREAKER, ...options.breaker },
+          probe,
+          onEvent: options.onOutage,
+          random,
+        });
+
+  /** A cheap read that creates nothing: undefined when the service answers, else why not. */
+  async function probe(): Promise<string | undefined> {
+    try {
+      const response = await dispatcher.request({
+        origin,
+        path: `${prefix}/v1/clients?size=1`,
+        method: 'GET',
+        headers: { authorization, accept: 'application/json', 'user-agent': 'ccs-bulk' },
+        headersTimeout: timeouts.headersMs,
+        bodyTimeout: timeouts.bodyMs,
+      });
+      await response.body.dump();
+      return isOutageStatus(response.statusCode) ? `HTTP ${response.statusCode}` : undefined;
+    } catch (error) {
+      return networkReason(error);
+    }
+  }
 
   async function send<T>(
     method: 'GET' | 'POST',
@@ -158,7 +199,16 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       headers['content-type'] = 'application/json';
       headers['x-signature'] = body.signature;
     }
+    // Failures while the breaker is open (or that open it) are the outage's, not this request's.
+    let counted = 0;
     for (let attempt = 1; ; attempt++) {
+      const opening = gate?.ready(options.signal);
+      if (opening) {
+        await opening.catch((error: unknown) => {
+          if (error instanceof ServiceError) throw withAttempts(error, attempt - 1);
+          throw new ServiceError('interrupted while the service was down', { type: 'interrupted' }, { code: 'wait_interrupted' });
+        });
+      }
       await waitUntil(pausedUntil, options.signal).catch(() => {
         throw new ServiceError('interrupted before sending', { type: 'interrupted' }, { code: 'wait_interrupted' });
       });
@@ -176,6 +226,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         });
         const text = await response.body.text();
         const requestId = headerValue(response.headers['x-request-id']);
+        answered = true;
+        if (!isOutageStatus(response.statusCode)) gate?.answered();
         if (response.statusCode >= 200 && response.statusCode < 300) {
           const parsed = schema.safeParse(parseJson(text));
           if (!parsed.success) {
@@ -196,12 +248,25 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         if ((error as { code?: unknown }).code === 'UND_ERR_INVALID_ARG') {
           throw new ServiceError(`cannot send ${method} ${path}: ${networkReason(error)}`, { type: 'client_error' }, { code: 'invalid_request' });
         }
+        const diagnosis = diagnoseNetworkError(error, { origin, proxy: transport.proxy, answered });
+        if (diagnosis.systemic) {
+          throw halt(new ConnectionError(`cannot reach the service: ${diagnosis.cause}`, diagnosis.fix, { cause: error }), attempt);
+        }
         failure = new NetworkError(`network error on ${method} ${path}: ${networkReason(error)}`, {
           cause: error,
         });
       }
-      if (attempt > policy.retries) throw withAttempts(failure, attempt);
-      const delayMs = retryDelay({ attempt, retryAfterMs, policy, random: random() });
+      const outageFailure = failure.status === undefined || isOutageStatus(failure.status);
+      if (gate && outageFailure && !gate.failed(failure.message)) {
+        // Connections failing in a row before the service ever answered: not an outage to wait out.
+        if (!answered && failure.status === undefined) {
+          throw halt(new ConnectionError(`the service never answered: connections to ${origin} keep failing (${networkReason(failure.cause)})`, NEVER_ANSWERED_FIX, { cause: failure }), attempt);
+        }
+        continue;
+      }
+      counted++;
+      if (counted > policy.retries) throw withAttempts(failure, attempt);
+      const delayMs = retryDelay({ attempt: counted, retryAfterMs, policy, random: random() });
       if (delayMs === undefined) throw withAttempts(failure, attempt);
       if (failure.status === 429) pausedUntil = Math.max(pausedUntil, Date.now() + delayMs);
       options.onRetry?.({ attempt, delayMs, status: failure.status, reason: failure.message });
@@ -209,6 +274,12 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         throw withAttempts(interrupted(failure), attempt);
       });
     }
+  }
+
+  /** A systemic failure ends every request of this client, waiting or to come. */
+  function halt(error: ConnectionError, attempts: number): ConnectionError {
+    gate?.halt(error);
+    return withAttempts(error, attempts);
   }
 
   async function prepareCreate(body: CreateClientBody): Promise<PreparedCreate> {
@@ -231,9 +302,18 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       return send('GET', `/v1/clients/${encodeURIComponent(id)}`, createEnvelope);
     },
     async close() {
+      gate?.close();
       if (ownsDispatcher) await dispatcher.close();
     },
   };
+}
+
+const NEVER_ANSWERED_FIX =
+  'check the base URL (host, port, https://); a service that requires a client certificate closes connections without one (--client-cert, --client-key); behind a proxy, check HTTPS_PROXY / --proxy';
+
+/** What an outage looks like from here: a gateway or server failing (not 429, not 4xx). */
+function isOutageStatus(status: number): boolean {
+  return status === 500 || status === 502 || status === 503 || status === 504;
 }
 
 /** Stopped (Ctrl-C) while waiting to retry: the last answer is kept in the message. */
@@ -245,7 +325,7 @@ function interrupted(last: ServiceError): ServiceError {
   );
 }
 
-function withAttempts(error: ServiceError, attempts: number): ServiceError {
+function withAttempts<E extends ServiceError>(error: E, attempts: number): E {
   error.attempts = attempts;
   return error;
 }

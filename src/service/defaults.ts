@@ -10,6 +10,8 @@ export const SERVICE_DEFAULTS = {
   connectTimeoutMs: 10_000,
   /** Per response: for its headers, then for its body. */
   timeoutMs: 30_000,
+  /** Seconds the service may stay down mid-run (the run pauses) before the run stops. */
+  outageTimeoutS: 600,
   /** Retries after the first attempt. */
   retries: 5,
   /** docs/service.md#signing: not published; PKCS#1 v1.5 with SHA-256 by default. */

@@ -40,3 +40,8 @@ export function isLoopback(hostname: string): boolean {
   if (isIP(host) === 6) return host === '::1' || host === '0:0:0:0:0:0:0:1';
   return false;
 }
+
+/** `http://user:secret@proxy:3128` → `http://[redacted]@proxy:3128`: credentials in a URL are never printed. */
+export function redactUrl(text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/\s@]*@/gi, '$1[redacted]@');
+}
