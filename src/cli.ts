@@ -345,7 +345,6 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
       (y) =>
         exportFlags(y)
           .example('$0 export --out clients.csv', 'every client, CSV, written atomically')
-          .example('$0 export --format jsonl --status approved > approved.jsonl', 'JSON Lines on stdout, filtered')
           .example('$0 export --status approved --out approved.xlsx', 'an xlsx report: bold frozen header, autofilter')
           .example(
             '$0 export --created-from 2025-01-01 --created-to 2025-01-31 --bom --out jan.csv',
