@@ -8,7 +8,7 @@
  */
 import { closeSync } from 'node:fs';
 import { csvRecord } from '../csv-text.js';
-import { openPrivate, writeFully } from './output-files.js';
+import { lockOutput, openPrivate, writeFully } from './output-files.js';
 
 export interface FailedFile {
   write(values: readonly string[], error: string, key?: string): void;
@@ -16,7 +16,14 @@ export interface FailedFile {
 }
 
 export function openFailed(path: string, headers: readonly string[], options: { addKeyColumn: boolean }): FailedFile {
-  const fd = openPrivate(path, 'w');
+  const lock = lockOutput(path, '--failed');
+  let fd: number;
+  try {
+    fd = openPrivate(path, 'w');
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   const width = headers.length;
   const keyColumn = options.addKeyColumn ? ['idempotency_key'] : [];
   writeFully(fd, csvRecord([...headers, ...keyColumn, 'error'], '\n'), path);
@@ -29,7 +36,11 @@ export function openFailed(path: string, headers: readonly string[], options: { 
       writeFully(fd, csvRecord([...cells, ...keyCell, error, ...values.slice(width)], '\n'), path);
     },
     close() {
-      closeSync(fd);
+      try {
+        closeSync(fd);
+      } finally {
+        lock.release();
+      }
     },
   };
 }

@@ -9,7 +9,8 @@ import { CsvError, parse } from 'csv-parse';
 import { csvCell, csvRecord } from '../csv-text.js';
 import { CcsError, InputError, UsageError } from '../errors.js';
 import { KeySet } from './key-set.js';
-import { BlockWriter, openPrivate, writeFully } from './output-files.js';
+import type { FileLock } from '../lock.js';
+import { BlockWriter, lockOutput, openPrivate, writeFully } from './output-files.js';
 
 export const RESULT_COLUMNS = [
   'row',
@@ -90,6 +91,8 @@ export interface OpenResultsOptions {
   overwrite: boolean;
   /** Collect lines and write them in 64 KiB blocks (validate: nothing on the service to match). */
   buffered?: boolean;
+  /** The file's lock, taken by the caller before it decided anything; taken here when absent. Released on close. */
+  lock?: FileLock | undefined;
 }
 
 /** Refuses an existing results file unless the run resumes or replaces it (SPEC.md). */
@@ -108,16 +111,22 @@ export async function assertResultsUsable(path: string, options: { resume: boole
 }
 
 export async function openResults(path: string, options: OpenResultsOptions): Promise<ResultsFile> {
-  const exists = await assertResultsUsable(path, options);
-  let created = new KeySet();
+  const lock = options.lock ?? lockOutput(path, 'results file');
   let fd: number;
-  // A file with no complete line (a crash while it was being created) records nothing.
-  if (exists && options.resume && completeLength(path) > 0) {
-    created = await compactForResume(path);
-    fd = openPrivate(path, 'a');
-  } else {
-    fd = openPrivate(path, 'w');
-    writeFully(fd, csvRecord([...RESULT_COLUMNS, ...options.headers], '\n'), path);
+  let created = new KeySet();
+  try {
+    const exists = await assertResultsUsable(path, options);
+    // A file with no complete line (a crash while it was being created) records nothing.
+    if (exists && options.resume && completeLength(path) > 0) {
+      created = await compactForResume(path);
+      fd = openPrivate(path, 'a');
+    } else {
+      fd = openPrivate(path, 'w');
+      writeFully(fd, csvRecord([...RESULT_COLUMNS, ...options.headers], '\n'), path);
+    }
+  } catch (error) {
+    lock.release();
+    throw error;
   }
   // Buffered (validate): lines are written 64 KiB at a time, with no fsync.
   // Unbuffered (import): one write(2) per finished row.
@@ -130,9 +139,13 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
       else writeFully(fd, formatLine(line), path);
     },
     close() {
-      block.flush();
-      if (!options.buffered) fsyncSync(fd);
-      closeSync(fd);
+      try {
+        block.flush();
+        if (!options.buffered) fsyncSync(fd);
+        closeSync(fd);
+      } finally {
+        lock.release();
+      }
     },
   };
 }
