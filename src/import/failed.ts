@@ -7,7 +7,7 @@
  * Rewritten each run (it lists this run's problems); mode 0600.
  */
 import { closeSync } from 'node:fs';
-import { csvRecord } from '../csv-text.js';
+import { csvSafeRecord } from '../csv-text.js';
 import { lockOutput, openPrivate, writeFully } from './output-files.js';
 
 export interface FailedFile {
@@ -26,14 +26,14 @@ export function openFailed(path: string, headers: readonly string[], options: { 
   }
   const width = headers.length;
   const keyColumn = options.addKeyColumn ? ['idempotency_key'] : [];
-  writeFully(fd, csvRecord([...headers, ...keyColumn, 'error'], '\n'), path);
+  writeFully(fd, csvSafeRecord([...headers, ...keyColumn, 'error'], '\n'), path);
   return {
     write(values, error, key) {
       // `error` stays under its header: short rows are padded, extra fields follow it.
       const cells = [...values.slice(0, width)];
       while (cells.length < width) cells.push('');
       const keyCell = options.addKeyColumn ? [key ?? ''] : [];
-      writeFully(fd, csvRecord([...cells, ...keyCell, error, ...values.slice(width)], '\n'), path);
+      writeFully(fd, csvSafeRecord([...cells, ...keyCell, error, ...values.slice(width)], '\n'), path);
     },
     close() {
       try {

@@ -6,9 +6,10 @@
 import { closeSync, createReadStream, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { CsvError, parse } from 'csv-parse';
-import { csvCell, csvRecord } from '../csv-text.js';
+import { csvRecord, csvSafeCell, csvSafeRecord } from '../csv-text.js';
 import { CcsError, InputError, UsageError } from '../errors.js';
 import { KeySet } from './key-set.js';
+import { unescapeFormula } from './normalize.js';
 import type { FileLock } from '../lock.js';
 import { BlockWriter, lockOutput, openPrivate, writeFully } from './output-files.js';
 
@@ -66,7 +67,7 @@ export function formatLine(line: ResultLine): string {
     `${rowNumber(line.row)},${line.outcome},${optional(line.clientId)},${line.httpStatus ?? ''},${line.attempts ?? ''},` +
     `${optional(line.key)},${optional(line.errorType)},${optional(line.errorCode)},${optional(line.errorParam)},` +
     `${optional(line.errorMessage)},${optional(line.requestId)}`;
-  for (const value of line.values) text += `,${csvCell(value)}`;
+  for (const value of line.values) text += `,${csvSafeCell(value)}`;
   return `${text}\n`;
 }
 
@@ -82,7 +83,7 @@ function rowNumber(row: number): string {
 }
 
 function optional(value: string | undefined): string {
-  return value === undefined ? '' : csvCell(value);
+  return value === undefined ? '' : csvSafeCell(value);
 }
 
 export interface OpenResultsOptions {
@@ -122,7 +123,7 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
       fd = openPrivate(path, 'a');
     } else {
       fd = openPrivate(path, 'w');
-      writeFully(fd, csvRecord([...RESULT_COLUMNS, ...options.headers], '\n'), path);
+      writeFully(fd, csvSafeRecord([...RESULT_COLUMNS, ...options.headers], '\n'), path);
     }
   } catch (error) {
     lock.release();
@@ -178,7 +179,8 @@ async function compactForResume(path: string): Promise<KeySet> {
         writeFully(out, csvRecord(record, '\n'), temp);
         continue;
       }
-      const key = record[5];
+      // Written formula-escaped (a key from the input may start with = + - @).
+      const key = record[5] === undefined ? undefined : unescapeFormula(record[5]);
       if (record[1] === 'created' && key) {
         created.add(key, 1);
         writeFully(out, csvRecord(record, '\n'), temp);
