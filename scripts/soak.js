@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'csv-parse/sync';
 import { startSandbox } from '../dist/index.js';
+import { createRandom } from '../dist/sandbox/random.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -36,17 +37,7 @@ const MAX_KILLS_PER_RUN = 4;
 /** A kill lands anywhere in the first part of a run (0.75 ms per row, 1–20 s). */
 const KILL_WINDOW_MS = Math.min(20_000, Math.max(1_000, ROWS * 0.75));
 
-/** mulberry32: the whole schedule (faults, kills, bad rows) follows from --seed. */
-function createRandom(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The sandbox's seeded PRNG: the whole schedule (faults, kills, bad rows) follows from --seed.
 const random = createRandom(SEED);
 const between = (low, high) => low + random() * (high - low);
 

@@ -1,6 +1,6 @@
 /** Shared by the hostile-input and hostile-server tests: the CLI with its peak memory measured. */
 import { spawn } from 'node:child_process';
-import { BIN, type CliOptions, type CliResult, ROOT } from './helpers.js';
+import { BIN, type CliOptions, type CliResult, cliEnv, ROOT } from './helpers.js';
 
 export interface MeasuredResult extends CliResult {
   /** The child's peak resident set size (GNU time %M), in MiB. */
@@ -18,14 +18,7 @@ export function runCliMeasured(
   args: string[],
   options: CliOptions & { uid?: number; gid?: number } = {},
 ): Promise<MeasuredResult> {
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith('CCS_') && value !== undefined) env[name] = value;
-  }
-  for (const [name, value] of Object.entries(options.env ?? {})) {
-    if (value === undefined) delete env[name];
-    else env[name] = value;
-  }
+  const env = cliEnv(options.env);
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn('/usr/bin/time', ['-f', `${MARK}%M`, process.execPath, BIN, ...args], {
