@@ -23,7 +23,8 @@ describe('random xlsx structures', () => {
   it('workbooks of random text cells (and random damage to them) read back or are refused', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(row, { minLength: 1, maxLength: 20 }),
+        // XML normalizes a raw CR in text to LF (exceljs writes it raw): not a reader matter.
+        fc.array(row.map((cells) => cells.map((text) => text.replaceAll('\r', ''))), { minLength: 1, maxLength: 20 }),
         fc.option(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })), { nil: undefined }),
         async (rows, damage) => {
           const workbook = new ExcelJS.Workbook();
@@ -34,7 +35,9 @@ describe('random xlsx structures', () => {
           const file = path(`workbook-${++files}.xlsx`);
           await writeFile(file, bytes);
           const read = await readOrRefuse(file);
-          if (damage === undefined) expect(read).toEqual(rows);
+          // An omitted cell is an empty cell: a row's trailing empty cells may not be listed.
+          const trimmed = (cells: string[]) => cells.slice(0, cells.findLastIndex((text) => text !== '') + 1);
+          if (damage === undefined) expect((read as string[][]).map(trimmed)).toEqual(rows.map(trimmed));
         },
       ),
       { numRuns: Math.max(5, Math.floor(RUNS / 4)) },
