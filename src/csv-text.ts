@@ -4,6 +4,8 @@
  * quotes doubled. By hand: it is on every writer's hot path (csv-stringify's per-call set-up
  * showed in validate's profile), and csv-stringify with CRLF leaves a bare LF unquoted.
  */
+import { escapeFormula } from './export/escape.js';
+
 const NEEDS_QUOTES = /[",\r\n]/;
 
 export function csvCell(value: string): string {
@@ -14,5 +16,24 @@ export function csvCell(value: string): string {
 export function csvRecord(cells: readonly string[], eol: '\n' | '\r\n'): string {
   let text = '';
   for (let i = 0; i < cells.length; i++) text += i === 0 ? csvCell(cells[i]!) : `,${csvCell(cells[i]!)}`;
+  return text + eol;
+}
+
+/**
+ * csvCell for the results and --failed files: users open them in spreadsheets, and their
+ * cells hold input values and server text, so a cell that would run as a formula is escaped
+ * as the export escapes it (import strips the prefix again when the file is read back).
+ */
+export function csvSafeCell(value: string): string {
+  const first = value.charCodeAt(0);
+  // = + - @ tab CR, or a leading ' (escapeFormula's rule covers quotes before a trigger)
+  const risky = first === 61 || first === 43 || first === 45 || first === 64 || first === 9 || first === 13 || first === 39;
+  return csvCell(risky ? escapeFormula(value) : value);
+}
+
+/** csvRecord with every cell through csvSafeCell. */
+export function csvSafeRecord(cells: readonly string[], eol: '\n' | '\r\n'): string {
+  let text = '';
+  for (let i = 0; i < cells.length; i++) text += i === 0 ? csvSafeCell(cells[i]!) : `,${csvSafeCell(cells[i]!)}`;
   return text + eol;
 }

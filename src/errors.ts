@@ -56,6 +56,7 @@ export const ERROR_CODES = {
   results_unreadable: 'UsageError',
   output_unwritable: 'UsageError',
   same_file: 'UsageError',
+  output_locked: 'UsageError',
   page_size_refused: 'UsageError',
   port_in_use: 'UsageError',
   xlsx_to_terminal: 'UsageError',
@@ -91,6 +92,8 @@ export const ERROR_CODES = {
   // The service refused or failed a request. A row fails (import), or exit 1 (export).
   service: 'ServiceError',
   bad_response: 'ServiceError',
+  response_too_large: 'ServiceError',
+  redirect_refused: 'ServiceError',
   invalid_request: 'ServiceError',
   not_sent: 'ServiceError',
   wait_interrupted: 'ServiceError',

@@ -5,12 +5,9 @@
 import { setMaxListeners } from 'node:events';
 import { runCli } from './cli.js';
 import { isCcsError } from './errors.js';
-import { redactUrl } from './service/url.js';
+import { redactSecrets } from './redact.js';
 
-/** Tokens have a known shape: whatever a message quotes (a path, a header), never print one. */
-export function redactSecrets(text: string): string {
-  return redactUrl(text.replace(/lk_(live|sandbox|test)_[^\s"',;]+/g, 'lk_$1_[redacted]'));
-}
+export { redactSecrets };
 
 export async function main(argv: string[]): Promise<never> {
   const interrupt = new AbortController();

@@ -29,16 +29,22 @@ export interface CliOptions {
   input?: string;
 }
 
-/** Runs `node dist/bin.cjs ...args` with a clean environment (no CCS_* leaking in). */
-export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+/** This process's environment without CCS_* (none leaking in), plus `extra` (undefined removes). */
+export function cliEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (!name.startsWith('CCS_') && value !== undefined) env[name] = value;
   }
-  for (const [name, value] of Object.entries(options.env ?? {})) {
+  for (const [name, value] of Object.entries(extra)) {
     if (value === undefined) delete env[name];
     else env[name] = value;
   }
+  return env;
+}
+
+/** Runs `node dist/bin.cjs ...args` with a clean environment (no CCS_* leaking in). */
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  const env = cliEnv(options.env);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env, stdio: 'pipe' });
     let stdout = '';

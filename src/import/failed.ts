@@ -7,8 +7,8 @@
  * Rewritten each run (it lists this run's problems); mode 0600.
  */
 import { closeSync } from 'node:fs';
-import { csvRecord } from '../csv-text.js';
-import { openPrivate, writeFully } from './output-files.js';
+import { csvSafeRecord } from '../csv-text.js';
+import { lockOutput, openPrivate, writeFully } from './output-files.js';
 
 export interface FailedFile {
   write(values: readonly string[], error: string, key?: string): void;
@@ -16,20 +16,31 @@ export interface FailedFile {
 }
 
 export function openFailed(path: string, headers: readonly string[], options: { addKeyColumn: boolean }): FailedFile {
-  const fd = openPrivate(path, 'w');
+  const lock = lockOutput(path, '--failed');
+  let fd: number;
+  try {
+    fd = openPrivate(path, 'w');
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   const width = headers.length;
   const keyColumn = options.addKeyColumn ? ['idempotency_key'] : [];
-  writeFully(fd, csvRecord([...headers, ...keyColumn, 'error'], '\n'), path);
+  writeFully(fd, csvSafeRecord([...headers, ...keyColumn, 'error'], '\n'), path);
   return {
     write(values, error, key) {
       // `error` stays under its header: short rows are padded, extra fields follow it.
       const cells = [...values.slice(0, width)];
       while (cells.length < width) cells.push('');
       const keyCell = options.addKeyColumn ? [key ?? ''] : [];
-      writeFully(fd, csvRecord([...cells, ...keyCell, error, ...values.slice(width)], '\n'), path);
+      writeFully(fd, csvSafeRecord([...cells, ...keyCell, error, ...values.slice(width)], '\n'), path);
     },
     close() {
-      closeSync(fd);
+      try {
+        closeSync(fd);
+      } finally {
+        lock.release();
+      }
     },
   };
 }

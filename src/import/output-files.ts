@@ -5,6 +5,17 @@
 import { fchmodSync, openSync, statSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { OutputError, UsageError } from '../errors.js';
+import { type FileLock, LockedError, lockFile } from '../lock.js';
+
+/** One run per output file: a file held by a live run is refused (exit 2), naming that run. */
+export function lockOutput(path: string, what: string): FileLock {
+  try {
+    return lockFile(path);
+  } catch (error) {
+    if (error instanceof LockedError) throw new UsageError(`${what} ${path}: ${error.message}`, 'output_locked');
+    throw new UsageError(`cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`, 'output_unwritable');
+  }
+}
 
 export function openPrivate(path: string, flags: string): number {
   let fd: number;

@@ -5,7 +5,7 @@
 import { type ColumnPlan, headerTest, mapColumns } from './columns.js';
 import { type FailedFile, openFailed } from './failed.js';
 import type { Field } from './fields.js';
-import { checkDistinctPaths } from './output-files.js';
+import { checkDistinctPaths, lockOutput } from './output-files.js';
 import { openRows, type ReadOptions, type RowSource } from './read/index.js';
 import { assertResultsUsable, openResults, type ResultsFile } from './results.js';
 
@@ -35,8 +35,17 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
     { flag: '--results', path: input.results },
     { flag: '--failed', path: input.failed },
   ]);
-  const source = await openRows(input.file, { headerTest: headerTest(input.map), ...input.read });
+  // First: a live run holding the results file refuses this one before anything is read or decided.
+  const resultsLock = lockOutput(input.results, 'results file');
+  let source: RowSource;
+  try {
+    source = await openRows(input.file, { headerTest: headerTest(input.map), ...input.read });
+  } catch (error) {
+    resultsLock.release();
+    throw error;
+  }
   let failedFile: FailedFile | undefined;
+  let results: ResultsFile | undefined;
   try {
     const plan = mapColumns(input.file, source.headers, input.map, source.info.header.line);
     const resultsOptions = {
@@ -44,19 +53,22 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
       resume: input.resume,
       overwrite: input.overwrite,
       buffered: input.dryRun,
+      lock: resultsLock,
     };
     // Checked before the failed file is opened, so a refused run leaves both files as they were.
     await assertResultsUsable(input.results, resultsOptions);
     if (input.failed !== undefined) {
       failedFile = openFailed(input.failed, source.headers, { addKeyColumn: plan.columns.idempotency_key === undefined });
     }
-    const results = await openResults(input.results, resultsOptions);
+    results = await openResults(input.results, resultsOptions);
     const columns = Object.fromEntries(
       Object.entries(plan.columns).map(([field, index]) => [field, source.headers[index] ?? '']),
     ) as Partial<Record<Field, string>>;
     return { source, plan, results, failedFile, columns };
   } catch (error) {
     failedFile?.close();
+    // openResults releases the lock it was given when it fails; before it is reached, it is released here.
+    if (results === undefined) resultsLock.release();
     await source.close();
     throw error;
   }

@@ -6,10 +6,12 @@
 import { closeSync, createReadStream, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { CsvError, parse } from 'csv-parse';
-import { csvCell, csvRecord } from '../csv-text.js';
+import { csvRecord, csvSafeCell, csvSafeRecord } from '../csv-text.js';
 import { CcsError, UsageError } from '../errors.js';
 import { KeySet } from './key-set.js';
-import { BlockWriter, openPrivate, writeFully } from './output-files.js';
+import { unescapeFormula } from './normalize.js';
+import type { FileLock } from '../lock.js';
+import { BlockWriter, lockOutput, openPrivate, writeFully } from './output-files.js';
 
 export const RESULT_COLUMNS = [
   'row',
@@ -65,7 +67,7 @@ export function formatLine(line: ResultLine): string {
     `${rowNumber(line.row)},${line.outcome},${optional(line.clientId)},${line.httpStatus ?? ''},${line.attempts ?? ''},` +
     `${optional(line.key)},${optional(line.errorType)},${optional(line.errorCode)},${optional(line.errorParam)},` +
     `${optional(line.errorMessage)},${optional(line.requestId)}`;
-  for (const value of line.values) text += `,${csvCell(value)}`;
+  for (const value of line.values) text += `,${csvSafeCell(value)}`;
   return `${text}\n`;
 }
 
@@ -75,7 +77,7 @@ function rowNumber(row: number): string {
 }
 
 function optional(value: string | undefined): string {
-  return value === undefined ? '' : csvCell(value);
+  return value === undefined ? '' : csvSafeCell(value);
 }
 
 export interface OpenResultsOptions {
@@ -84,6 +86,8 @@ export interface OpenResultsOptions {
   overwrite: boolean;
   /** Collect lines and write them in 64 KiB blocks (validate: nothing on the service to match). */
   buffered?: boolean;
+  /** The file's lock, taken by the caller before it decided anything; taken here when absent. Released on close. */
+  lock?: FileLock | undefined;
 }
 
 /** Refuses an existing results file unless the run resumes or replaces it. */
@@ -102,16 +106,22 @@ export async function assertResultsUsable(path: string, options: { resume: boole
 }
 
 export async function openResults(path: string, options: OpenResultsOptions): Promise<ResultsFile> {
-  const exists = await assertResultsUsable(path, options);
-  let created = new KeySet();
+  const lock = options.lock ?? lockOutput(path, 'results file');
   let fd: number;
-  // A file with no complete line (a crash while it was being created) records nothing.
-  if (exists && options.resume && completeLength(path) > 0) {
-    created = await compactForResume(path);
-    fd = openPrivate(path, 'a');
-  } else {
-    fd = openPrivate(path, 'w');
-    writeFully(fd, csvRecord([...RESULT_COLUMNS, ...options.headers], '\n'), path);
+  let created = new KeySet();
+  try {
+    const exists = await assertResultsUsable(path, options);
+    // A file with no complete line (a crash while it was being created) records nothing.
+    if (exists && options.resume && completeLength(path) > 0) {
+      created = await compactForResume(path);
+      fd = openPrivate(path, 'a');
+    } else {
+      fd = openPrivate(path, 'w');
+      writeFully(fd, csvSafeRecord([...RESULT_COLUMNS, ...options.headers], '\n'), path);
+    }
+  } catch (error) {
+    lock.release();
+    throw error;
   }
   // Buffered (validate): lines are written 64 KiB at a time, with no fsync.
   // Unbuffered (import): one write(2) per finished row.
@@ -124,9 +134,13 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
       else writeFully(fd, formatLine(line), path);
     },
     close() {
-      block.flush();
-      if (!options.buffered) fsyncSync(fd);
-      closeSync(fd);
+      try {
+        block.flush();
+        if (!options.buffered) fsyncSync(fd);
+        closeSync(fd);
+      } finally {
+        lock.release();
+      }
     },
   };
 }
@@ -159,7 +173,8 @@ async function compactForResume(path: string): Promise<KeySet> {
         writeFully(out, csvRecord(record, '\n'), temp);
         continue;
       }
-      const key = record[5];
+      // Written formula-escaped (a key from the input may start with = + - @).
+      const key = record[5] === undefined ? undefined : unescapeFormula(record[5]);
       if (record[1] === 'created' && key) {
         created.add(key, 1);
         writeFully(out, csvRecord(record, '\n'), temp);

@@ -35,11 +35,23 @@ export interface RowRules {
 
 const MAX_LENGTH = 1000;
 
+/** Control characters other than tab and line breaks: terminal escapes, bells, form feeds are never data. */
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const noControl = {
+  error: (issue: { input: unknown }) =>
+    `holds a control character (U+${(CONTROL.exec(String(issue.input))?.[0] ?? '').charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')})`,
+};
+
 const required = z
   .string()
   .min(1, 'required, but empty')
-  .max(MAX_LENGTH, `longer than ${MAX_LENGTH} characters`);
-const optional = z.string().max(MAX_LENGTH, `longer than ${MAX_LENGTH} characters`).optional();
+  .max(MAX_LENGTH, `longer than ${MAX_LENGTH} characters`)
+  .refine((value) => !CONTROL.test(value), noControl);
+const optional = z
+  .string()
+  .max(MAX_LENGTH, `longer than ${MAX_LENGTH} characters`)
+  .refine((value) => !CONTROL.test(value), noControl)
+  .optional();
 
 function converted(convert: (value: string) => string | undefined, describe: (value: string) => string) {
   return (value: string, ctx: z.RefinementCtx) => {

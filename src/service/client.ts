@@ -22,6 +22,7 @@ import {
   type ListPage,
   listPageSchema,
 } from './schemas.js';
+import { cleanOptional, cleanServerText, MAX_RESPONSE_BYTES, readBody, refuseRedirect } from './response.js';
 import type { Signer } from './signing.js';
 import { checkBaseUrl } from './url.js';
 
@@ -224,9 +225,12 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           headersTimeout: timeouts.headersMs,
           bodyTimeout: timeouts.bodyMs,
         });
-        const text = await response.body.text();
-        const requestId = headerValue(response.headers['x-request-id']);
         answered = true;
+        if (response.statusCode >= 300 && response.statusCode < 400) {
+          throw withAttempts(refuseRedirect(response, `${method} ${path}`, options.token), attempt);
+        }
+        const text = await readBody(response, `${method} ${path}`, { limit: MAX_RESPONSE_BYTES, timeoutMs: timeouts.bodyMs });
+        const requestId = cleanOptional(headerValue(response.headers['x-request-id']), options.token);
         if (!isOutageStatus(response.statusCode)) gate?.answered();
         if (response.statusCode >= 200 && response.statusCode < 300) {
           const parsed = schema.safeParse(parseJson(text));
@@ -239,7 +243,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           }
           return { data: parsed.data.data, status: response.statusCode, attempts: attempt, requestId };
         }
-        failure = errorFromResponse(response.statusCode, text, requestId);
+        failure = errorFromResponse(response.statusCode, text, requestId, options.token);
         if (!isRetryableStatus(response.statusCode)) throw withAttempts(failure, attempt);
         retryAfterMs = parseRetryAfter(headerValue(response.headers['retry-after']), Date.now());
       } catch (error) {
@@ -338,19 +342,20 @@ const AUTH_HINTS: Record<number, string> = {
   403: "check that this machine's IP address is on the service's allow-list and that the token may create and list clients",
 };
 
-function errorFromResponse(status: number, text: string, requestId: string | undefined): ServiceError {
+/** Every text the server chose is cleaned (token redacted, control characters escaped) before it is kept. */
+function errorFromResponse(status: number, text: string, requestId: string | undefined, token: string): ServiceError {
   const parsed = errorBodySchema.safeParse(parseJson(text));
   const body = parsed.success ? parsed.data.error : undefined;
   const info = {
     status,
-    type: body?.type ?? undefined,
-    errorCode: body?.code ?? undefined,
-    param: body?.param ?? undefined,
-    requestId: body?.request_id ?? requestId,
-    docUrl: body?.doc_url ?? undefined,
+    type: cleanOptional(body?.type, token),
+    errorCode: cleanOptional(body?.code, token),
+    param: cleanOptional(body?.param, token),
+    requestId: cleanOptional(body?.request_id, token) ?? requestId,
+    docUrl: cleanOptional(body?.doc_url, token),
     details: body?.details,
   };
-  const what = body?.message ?? (text.trim().slice(0, 200) || 'no error body');
+  const what = cleanServerText(body?.message ?? (text.trim().slice(0, 200) || 'no error body'), token);
   const label = [status, info.type, info.errorCode].filter(Boolean).join(' ');
   const hint = AUTH_HINTS[status];
   if (hint !== undefined)

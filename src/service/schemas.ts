@@ -46,7 +46,8 @@ export const bankInformationSchema = z.object({
 
 /** Client detail. Unknown fields are kept: the service may grow, the exporter may want them. */
 export const clientSchema = z.looseObject({
-  id: z.string(),
+  // A client without an id cannot be recorded as created.
+  id: z.string().min(1),
   name: z.string().nullish(),
   status: z.string().nullish(),
   credit_status: z.string().nullish(),

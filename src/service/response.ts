@@ -1,0 +1,104 @@
+/**
+ * What the client takes from a response it cannot trust: a bounded body, no redirects, and
+ * server text made safe to write to files and terminals (no token, no control characters).
+ */
+import type { Dispatcher } from 'undici';
+import { ServiceError } from '../errors.js';
+import { redactSecrets } from '../redact.js';
+
+/** A List Clients page of 1,000 clients with documents is ~1–2 MB; nothing documented comes near. */
+export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+/** Longest server-provided text kept in an error message (results lines stay short). */
+const MAX_TEXT = 500;
+
+/**
+ * The body as text, refused past `limit` bytes (announced or received) and cut off `timeoutMs`
+ * after the headers: undici's bodyTimeout only bounds the gap between chunks, so a body that
+ * trickles forever would otherwise never end.
+ */
+export async function readBody(
+  response: Dispatcher.ResponseData,
+  what: string,
+  options: { limit: number; timeoutMs: number },
+): Promise<string> {
+  const { body } = response;
+  const announced = Number(response.headers['content-length']);
+  if (announced > options.limit) {
+    discard(body);
+    throw tooLarge(response.statusCode, what, `announces ${announced} bytes`, options.limit);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    body.destroy();
+  }, options.timeoutMs);
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > options.limit) {
+        body.destroy();
+        throw tooLarge(response.statusCode, what, `went past ${options.limit} bytes`, options.limit);
+      }
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (!timedOut) throw error;
+    throw Object.assign(new Error(`the response body was not complete ${options.timeoutMs} ms after its headers`), {
+      code: 'UND_ERR_BODY_TIMEOUT',
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+function tooLarge(status: number, what: string, how: string, limit: number): ServiceError {
+  return new ServiceError(
+    `the response to ${what} (HTTP ${status}) ${how}, more than the ${limit / 1024 / 1024} MiB a response may hold: not read`,
+    { status, type: 'bad_response' },
+    { code: 'response_too_large' },
+  );
+}
+
+/**
+ * A 3xx is never followed: the Authorization header would go with it, possibly to another
+ * host. The base URL is what the user fixes.
+ */
+export function refuseRedirect(response: Dispatcher.ResponseData, what: string, token: string): ServiceError {
+  discard(response.body);
+  const location = response.headers.location;
+  const where = typeof location === 'string' ? ` to ${cleanServerText(location, token)}` : '';
+  return new ServiceError(
+    `the service answered ${what} with a redirect (HTTP ${response.statusCode})${where}: redirects are not followed, ` +
+      'so the token is never sent elsewhere; check --base-url (CCS_BASE_URL)',
+    { status: response.statusCode, type: 'bad_response' },
+    { code: 'redirect_refused' },
+  );
+}
+
+/** Drops a body unread; the abort it causes is expected, not an unhandled error. */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => {});
+  body.destroy();
+}
+
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+/**
+ * Server text for messages: the token (and anything shaped like one) redacted, control
+ * characters shown as \uXXXX (no terminal escapes, no line breaks in a results cell), and
+ * cut to a readable length.
+ */
+export function cleanServerText(text: string, token: string): string {
+  let clean = token.length >= 4 ? text.replaceAll(token, '[redacted]') : text;
+  clean = redactSecrets(clean).replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return clean.length > MAX_TEXT ? `${clean.slice(0, MAX_TEXT)}…` : clean;
+}
+
+/** cleanServerText for an optional field. */
+export function cleanOptional(text: string | null | undefined, token: string): string | undefined {
+  return text === null || text === undefined ? undefined : cleanServerText(text, token);
+}

@@ -1,0 +1,184 @@
+/** One run per results file (and per --failed file): a live holder refuses, a dead one is taken over. */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'csv-stringify/sync';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { LockedError, lockFile } from '../src/lock.js';
+import { BIN, CLIENT_HEADER, readResults, runCli, useSandbox, validRows } from './helpers.js';
+
+const ROWS = 150;
+let input: string;
+let inputs = 0;
+
+const ctx = useSandbox({ latencyMs: 20 });
+
+/** Rows no other test sent: the sandbox's client count then tells this test's rows apart. */
+async function freshInput(): Promise<string> {
+  inputs++;
+  const path = join(ctx.dir, `clients-${inputs}.csv`);
+  await writeFile(path, stringify([CLIENT_HEADER, ...validRows(ROWS, inputs * 10_000)]));
+  return path;
+}
+
+beforeAll(async () => {
+  input = await freshInput();
+});
+
+interface Finished {
+  child: ChildProcess;
+  code: number | null;
+  stderr: string;
+}
+
+function start(args: string[]): { child: ChildProcess; done: Promise<Finished> } {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...ctx.env() } });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  child.stdout!.resume();
+  const done = new Promise<Finished>((resolve) => child.on('close', (code) => resolve({ child, code, stderr })));
+  return { child, done };
+}
+
+/** A pid that was in use a moment ago and is not any more. */
+function deadPid(): number {
+  return spawnSync(process.execPath, ['-e', '0']).pid!;
+}
+
+describe('two runs on one results file', () => {
+  it('started together: exactly one runs, the other exits 2 at once naming it', async () => {
+    const results = join(ctx.dir, 'together.results.csv');
+    const input = await freshInput();
+    const failed = join(ctx.dir, 'together.failed.csv');
+    const before = ctx.sandbox.store.size;
+    const args = ['import', input, '--results', results, '--failed', failed, '--resume', '--quiet'];
+    // Slow answers keep the winner running well after the other has started.
+    ctx.sandbox.setFaults({ latencyMs: 200 });
+    const runs = await Promise.all([start(args), start(args)].map((run) => run.done)).finally(() =>
+      ctx.sandbox.setFaults({ latencyMs: 20 }),
+    );
+    const codes = runs.map((run) => run.code).sort();
+    expect(codes, runs.map((run) => run.stderr).join('\n')).toEqual([0, 2]);
+    const winner = runs.find((run) => run.code === 0)!;
+    const loser = runs.find((run) => run.code === 2)!;
+    expect(loser.stderr).toContain(`results file ${results}: it is in use by another ccs-bulk run (pid ${winner.child.pid} on ${hostname()}, since `);
+    expect(loser.stderr).not.toMatch(/\n\s+at /);
+
+    expect(ctx.sandbox.store.size - before).toBe(ROWS);
+    const lines = await readResults(results);
+    expect(lines).toHaveLength(ROWS);
+    expect(new Set(lines.map((line) => line[0])).size).toBe(ROWS);
+    expect(lines.every((line) => line[1] === 'created')).toBe(true);
+    expect(existsSync(`${results}.lock`)).toBe(false);
+    expect(existsSync(`${failed}.lock`)).toBe(false);
+  });
+
+  it('a second run that shares only the --failed file is refused too', async () => {
+    const failed = join(ctx.dir, 'shared.failed.csv');
+    ctx.sandbox.setFaults({ latencyMs: 200 });
+    const first = start(['import', input, '--results', join(ctx.dir, 'a.results.csv'), '--failed', failed, '--quiet']);
+    await waitFor(() => existsSync(join(ctx.dir, 'a.results.csv')));
+    const second = await runCli(['import', input, '--results', join(ctx.dir, 'b.results.csv'), '--failed', failed], {
+      env: ctx.env(),
+    });
+    const done = await first.done;
+    ctx.sandbox.setFaults({ latencyMs: 20 });
+    expect(done.code).toBe(0);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toContain(`--failed ${failed}: it is in use by another ccs-bulk run (pid ${first.child.pid} `);
+    // Refused before it read or wrote anything: its results file was never made.
+    expect(existsSync(join(ctx.dir, 'b.results.csv'))).toBe(false);
+  });
+});
+
+describe('a lock left by a dead run', () => {
+  it('after kill -9, --resume takes the lock over and ends with every row created once', async () => {
+    const results = join(ctx.dir, 'killed.results.csv');
+    const input = await freshInput();
+    const before = ctx.sandbox.store.size;
+    const args = ['import', input, '--results', results, '--resume', '--quiet'];
+    const run = start(args);
+    await waitFor(async () => (await readFile(results, 'utf8').catch(() => '')).split(',created,').length > 30);
+    run.child.kill('SIGKILL');
+    await run.done;
+    const left = JSON.parse(readFileSync(`${results}.lock`, 'utf8'));
+    expect(left.pid).toBe(run.child.pid);
+
+    const rest = await runCli([...args, '--json'], { env: ctx.env() });
+    expect(rest.code, rest.stderr).toBe(0);
+    expect(ctx.sandbox.store.size - before).toBe(ROWS);
+    const lines = await readResults(results);
+    expect(lines.filter((line) => line[1] === 'created')).toHaveLength(ROWS);
+    expect(new Set(lines.map((line) => line[0])).size).toBe(ROWS);
+    expect(existsSync(`${results}.lock`)).toBe(false);
+  });
+
+  it('Ctrl-C, a second Ctrl-C and an error all leave no lock behind', async () => {
+    ctx.sandbox.setFaults({ latencyMs: 300 });
+    try {
+      for (const signals of [1, 2]) {
+        const results = join(ctx.dir, `interrupted-${signals}.results.csv`);
+        const run = start(['import', input, '--results', results, '--concurrency', '2']);
+        await waitFor(() => existsSync(results));
+        run.child.kill('SIGINT');
+        if (signals === 2) setTimeout(() => run.child.kill('SIGINT'), 100);
+        const { code } = await run.done;
+        expect(code).toBe(3);
+        expect(existsSync(`${results}.lock`)).toBe(false);
+      }
+    } finally {
+      ctx.sandbox.setFaults({ latencyMs: 20 });
+    }
+    const broken = join(ctx.dir, 'broken.csv');
+    await writeFile(broken, 'name,email\n"open,x\n');
+    const results = join(ctx.dir, 'broken.results.csv');
+    const run = await runCli(['import', broken, '--results', results], { env: ctx.env() });
+    expect(run.code).toBe(2);
+    expect(existsSync(`${results}.lock`)).toBe(false);
+  });
+});
+
+describe('lockFile', () => {
+  it('takes over a lock whose pid is dead, or whose pid now belongs to a later process, or from before a reboot', () => {
+    const target = join(ctx.dir, 'unit.csv');
+    const base = { host: hostname(), since: '2020-01-01T00:00:00.000Z', nonce: 'old' };
+    for (const holder of [
+      { ...base, pid: deadPid() },
+      { ...base, pid: process.pid, start: '1' },
+      { ...base, pid: process.pid, boot: 'another-boot' },
+    ]) {
+      writeFileSync(`${target}.lock`, JSON.stringify(holder));
+      const lock = lockFile(target);
+      expect(JSON.parse(readFileSync(`${target}.lock`, 'utf8')).nonce).toBe(lock.holder.nonce);
+      lock.release();
+      lock.release();
+      expect(existsSync(`${target}.lock`)).toBe(false);
+    }
+  });
+
+  it('refuses a live holder, a holder on another host, and a file that is not a lock', () => {
+    const target = join(ctx.dir, 'unit2.csv');
+    const lock = lockFile(target);
+    expect(() => lockFile(target)).toThrow(LockedError);
+    expect(() => lockFile(target)).toThrow(`pid ${process.pid} on ${hostname()}`);
+    lock.release();
+
+    writeFileSync(`${target}.lock`, JSON.stringify({ pid: deadPid(), host: 'elsewhere', since: 'then', nonce: 'x' }));
+    expect(() => lockFile(target)).toThrow(`on another machine (pid`);
+    expect(() => lockFile(target)).toThrow(`remove ${target}.lock`);
+    writeFileSync(`${target}.lock`, 'garbage');
+    expect(() => lockFile(target)).toThrow('not a ccs-bulk lock file');
+  });
+});
+
+async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -1,0 +1,310 @@
+/**
+ * A broken or malicious service (a fake node:http server on 127.0.0.1): the import and export
+ * stay bounded in time and memory, never record a client without an id, never follow a
+ * redirect with the token, and keep their files valid CSV with no formula and no token.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLIENT_HEADER, makeTempDir, validRows } from './helpers.js';
+import { RSS_LIMIT_MIB, runCliMeasured } from './hostile.helpers.js';
+
+/** Not shaped like an lk_ key: only redaction of the exact value can hide it. */
+const TOKEN = 'tok-4f1c9e-SECRET-77ab';
+
+type Handler = (request: IncomingMessage, response: ServerResponse, body: string) => void;
+
+let handler: Handler;
+let server: Server;
+let other: Server;
+let base: string;
+let otherRequests = 0;
+let otherAuthorized = 0;
+let temp: Awaited<ReturnType<typeof makeTempDir>>;
+let keyFile: string;
+let input: string;
+let runs = 0;
+
+function listen(app: Server): Promise<string> {
+  return new Promise((resolve) =>
+    app.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(app.address() as AddressInfo).port}`)),
+  );
+}
+
+beforeAll(async () => {
+  temp = await makeTempDir();
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 4096 });
+  keyFile = join(temp.dir, 'private.pem');
+  await writeFile(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+  input = join(temp.dir, 'clients.csv');
+  await writeFile(input, stringify([CLIENT_HEADER, ...validRows(1)]));
+  server = createServer((request, response) => {
+    let body = '';
+    request.setEncoding('utf8').on('data', (chunk: string) => {
+      body += chunk;
+    });
+    request.on('end', () => handler(request, response, body));
+  });
+  // A request that is never answered must not keep the server from closing.
+  server.headersTimeout = 120_000;
+  base = await listen(server);
+  other = createServer((request, response) => {
+    otherRequests++;
+    if (request.headers.authorization !== undefined) otherAuthorized++;
+    response.end('{}');
+  });
+  await listen(other);
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  other.closeAllConnections();
+  await Promise.all([server, other].map((app) => new Promise((resolve) => app.close(resolve))));
+  await temp.cleanup();
+});
+
+function json(response: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify(value));
+}
+
+/** Writes `total` bytes as fast as the client takes them, stopping when it hangs up. */
+function stream(response: ServerResponse, total: number, headers: Record<string, string | number> = {}): void {
+  response.writeHead(200, { 'content-type': 'application/json', ...headers });
+  const chunk = Buffer.alloc(65_536, 0x20);
+  let sent = 0;
+  const more = () => {
+    while (sent < total && !response.destroyed) {
+      sent += chunk.length;
+      if (!response.write(chunk)) return void response.once('drain', more);
+    }
+    response.end();
+  };
+  response.on('close', () => {
+    sent = total;
+  });
+  more();
+}
+
+interface ImportRun {
+  code: number | null;
+  stderr: string;
+  stdout: string;
+  results: string[][];
+  resultsText: string;
+  failedText: string;
+  peakRssMiB: number;
+  elapsedMs: number;
+}
+
+async function runImport(extra: string[] = []): Promise<ImportRun> {
+  runs++;
+  const results = join(temp.dir, `run-${runs}.results.csv`);
+  const failed = join(temp.dir, `run-${runs}.failed.csv`);
+  const run = await runCliMeasured(
+    ['import', input, '--results', results, '--failed', failed, '--retries', '0', '--timeout', '1', '--json', ...extra],
+    { env: { CCS_BASE_URL: base, CCS_TOKEN: TOKEN, CCS_SIGNING_KEY_FILE: keyFile }, timeoutMs: 30_000 },
+  );
+  const resultsText = await readFile(results, 'utf8');
+  const failedText = await readFile(failed, 'utf8');
+  return {
+    ...run,
+    results: (parse(resultsText, { relax_column_count: true }) as string[][]).slice(1),
+    resultsText,
+    failedText,
+  };
+}
+
+/** The one row failed with `code`, nothing recorded as created, memory flat. */
+function expectFailedRow(run: ImportRun, code: string): void {
+  expect(run.code, run.stderr).toBe(1);
+  expect(run.results).toHaveLength(1);
+  expect(run.results[0]!.slice(1, 3)).toEqual(['failed', '']);
+  expect(run.results[0]![7]).toBe(code);
+  expect(JSON.parse(run.stdout).counts).toMatchObject({ created: 0, failed: 1 });
+  expect(run.peakRssMiB).toBeLessThan(RSS_LIMIT_MIB);
+}
+
+describe('Create Client answers that cannot be trusted', () => {
+  it('a body that never ends: the row fails once --timeout has passed since the headers', async () => {
+    handler = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"data":');
+      const timer = setInterval(() => response.write(' '), 100);
+      response.on('close', () => clearInterval(timer));
+    };
+    const run = await runImport();
+    expectFailedRow(run, 'network');
+    expect(run.results[0]![9]).toContain('not complete 1000 ms after its headers');
+  });
+
+  it('a body of 2 GB: refused past 4 MiB, memory flat', async () => {
+    handler = (_request, response) => stream(response, 2 ** 31);
+    const run = await runImport();
+    expectFailedRow(run, 'response_too_large');
+  });
+
+  it('headers that never finish: the row fails after --timeout', async () => {
+    handler = (_request, response) => {
+      response.socket?.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n');
+    };
+    const run = await runImport();
+    expectFailedRow(run, 'network');
+    expect(run.results[0]![9]).toMatch(/Headers Timeout/i);
+  });
+
+  it.each([
+    ['not JSON', '<html>gateway</html>'],
+    ['not the envelope', '{"hello":"world"}'],
+    ['data without id', '{"status":"ok","timestamp":1,"data":{"name":"x"}}'],
+    ['an empty id', '{"status":"ok","timestamp":1,"data":{"id":""}}'],
+    ['an id that is not text', '{"status":"ok","timestamp":1,"data":{"id":42}}'],
+  ])('a 200 with %s: the row is failed (bad_response), never created without an id', async (_what, body) => {
+    handler = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(body);
+    };
+    const run = await runImport();
+    expectFailedRow(run, 'bad_response');
+  });
+
+  it('an id holding formula text and control characters: recorded escaped, valid CSV, and resume reads it back', async () => {
+    const id = '=HYPERLINK("http://evil.example","x")\u0007,\r\n"';
+    handler = (_request, response) => json(response, 200, { status: 'ok', timestamp: 1, data: { id } });
+    const first = await runImport();
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.results).toHaveLength(1);
+    expect(first.results[0]![1]).toBe('created');
+    expect(first.results[0]![2]).toBe(`'${id}`);
+    expect(first.resultsText).not.toMatch(/(^|,)=HYPERLINK/m);
+
+    // The same results file resumed: the row is skipped, its line kept as it was.
+    const results = join(temp.dir, `run-${runs}.results.csv`);
+    const again = await runCliMeasured(['import', input, '--results', results, '--resume', '--json'], {
+      env: { CCS_BASE_URL: base, CCS_TOKEN: TOKEN, CCS_SIGNING_KEY_FILE: keyFile },
+    });
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout).counts).toMatchObject({ skipped: 1, created: 0 });
+    expect(await readFile(results, 'utf8')).toBe(first.resultsText);
+  });
+
+  it('an error message with formula text and terminal escapes: escaped in the results and failed files', async () => {
+    handler = (_request, response) =>
+      json(response, 422, {
+        error: {
+          type: '@invalid',
+          code: '=cmd|\' /C calc\'!A0',
+          message: "-2+3 \u001b[31mred\u001b[0m\nsecond line\u0000",
+          param: '+name',
+          request_id: 'req_1',
+        },
+      });
+    const run = await runImport();
+    expect(run.code).toBe(1);
+    const [line] = run.results;
+    expect(line!.slice(6, 9)).toEqual(["'@invalid", "'=cmd|' /C calc'!A0", "'+name"]);
+    expect(line![9]).toBe("422 @invalid =cmd|' /C calc'!A0: -2+3 \\u001b[31mred\\u001b[0m\\u000asecond line\\u0000");
+    for (const text of [run.resultsText, run.failedText, run.stderr]) {
+      expect(text).not.toContain('\u001b');
+      expect(text).not.toContain('\u0000');
+    }
+    const failed = parse(run.failedText) as string[][];
+    expect(failed[1]!.at(-1)).toBe(line![9]);
+    for (const cells of [...failed, ...run.results]) {
+      for (const cell of cells) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
+    }
+  });
+
+  it('the token echoed back in an error is redacted from the results file, failed file, stdout and stderr', async () => {
+    const echo = (status: number) => (request: IncomingMessage, response: ServerResponse) =>
+      json(response, status, {
+        error: {
+          type: 'invalid_request_error',
+          code: `bad_${TOKEN}`,
+          message: `you sent ${request.headers.authorization} and ${TOKEN}`,
+          param: TOKEN,
+          request_id: `req_${TOKEN}`,
+        },
+      });
+    handler = echo(400);
+    const run = await runImport();
+    expect(run.code).toBe(1);
+    expect(run.results[0]![9]).toContain('you sent Bearer [redacted] and [redacted]');
+    handler = echo(401);
+    const stopped = await runImport();
+    expect(stopped.code).toBe(3);
+    expect(stopped.stderr).toContain('[redacted]');
+    for (const each of [run, stopped]) {
+      for (const text of [each.resultsText, each.failedText, each.stdout, each.stderr]) expect(text).not.toContain(TOKEN);
+    }
+  });
+
+  it('a redirect to another host is not followed: the token never reaches it', async () => {
+    const elsewhere = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    for (const status of [301, 302, 307, 308]) {
+      handler = (_request, response) => {
+        response.writeHead(status, { location: `${elsewhere}/v1/client` });
+        response.end();
+      };
+      const run = await runImport();
+      expectFailedRow(run, 'redirect_refused');
+      expect(run.results[0]![9]).toContain(`redirect (HTTP ${status}) to ${elsewhere}/v1/client`);
+    }
+    expect(otherRequests).toBe(0);
+    expect(otherAuthorized).toBe(0);
+  });
+});
+
+describe('List Clients answers that cannot be trusted', () => {
+  async function runExport() {
+    runs++;
+    const out = join(temp.dir, `export-${runs}.csv`);
+    const run = await runCliMeasured(['export', '--out', out, '--retries', '0', '--timeout', '5'], {
+      env: { CCS_BASE_URL: base, CCS_TOKEN: TOKEN },
+      timeoutMs: 30_000,
+    });
+    const written = await readFile(out, 'utf8').then(
+      () => true,
+      () => false,
+    );
+    return { ...run, written };
+  }
+
+  it('a page announcing 2 GB (Content-Length): the export fails loudly without reading it, memory flat', async () => {
+    handler = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(2 * 1024 ** 3) });
+      response.write('{"data":{"page":0,');
+    };
+    const run = await runExport();
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('announces 2147483648 bytes, more than the 4 MiB a response may hold');
+    expect(run.written).toBe(false);
+    expect(run.peakRssMiB).toBeLessThan(RSS_LIMIT_MIB);
+  });
+
+  it('a page streaming gigabytes without a length: refused past 4 MiB, memory flat', async () => {
+    handler = (_request, response) => stream(response, 2 ** 31);
+    const run = await runExport();
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('went past 4194304 bytes');
+    expect(run.written).toBe(false);
+    expect(run.peakRssMiB).toBeLessThan(RSS_LIMIT_MIB);
+  });
+
+  it('a redirect: the export fails loudly and the token stays here', async () => {
+    const elsewhere = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    handler = (_request, response) => {
+      response.writeHead(302, { location: `${elsewhere}/v1/clients` });
+      response.end();
+    };
+    const run = await runExport();
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('redirects are not followed');
+    expect(otherRequests).toBe(0);
+  });
+});
