@@ -37,6 +37,8 @@ describe('sniffDelimiter', () => {
     ['semicolon, commas only inside quotes', 'a;b\n"x,y,z";2\n"p,q";3\n', ';'],
     ['quoted line break holding other delimiters', 'a,b\n"line1;\nline2;x",2\n3,4\n', ','],
     ['a consistent count beats a higher but ragged one', 'a;b,c,d\n1;2\n3;4\n', ';'],
+    ['title and blank line above a semicolon header', 'Client list — exported 2026-11-01\n\nName;Email\nA;a@x.io\nB;b@x.io\n', ';'],
+    ['a title holding a comma above a tab header', 'Clients, November\nName\tEmail\nA\ta@x.io\nB, Jr\tb@x.io\n', '\t'],
   ])('%s', (_, text, delimiter) => {
     expect(sniffDelimiter(text, true)).toBe(delimiter);
   });

@@ -54,15 +54,16 @@ export function chooseDelimiter(
 }
 
 /**
- * The candidate that splits the first records most consistently: the header's count of
- * delimiters (outside quotes) must be non-zero and repeat in the data lines; ties go to the
- * higher count, then to the order `, ; tab |`. Undefined when no candidate occurs at all.
+ * The candidate that splits the first records most consistently: its most frequent non-zero
+ * count of delimiters per record (outside quotes) must repeat across the records, title rows
+ * above the header included; ties go to the higher count, then to the order `, ; tab |`.
+ * Undefined when no candidate occurs at all.
  */
 export function sniffDelimiter(text: string, complete: boolean): string | undefined {
   let best: { delimiter: string; consistency: number; width: number } | undefined;
   for (const delimiter of CANDIDATE_DELIMITERS) {
     const counts = countPerRecord(text, delimiter, complete);
-    const width = counts[0] ?? 0;
+    const width = usualWidth(counts);
     if (width === 0) continue;
     const consistency = counts.filter((count) => count === width).length / counts.length;
     if (
@@ -74,6 +75,20 @@ export function sniffDelimiter(text: string, complete: boolean): string | undefi
     }
   }
   return best?.delimiter;
+}
+
+/** The most frequent non-zero count (the larger on a tie); 0 when every count is 0. */
+function usualWidth(counts: readonly number[]): number {
+  const seen = new Map<number, number>();
+  let width = 0;
+  for (const count of counts) {
+    if (count === 0) continue;
+    const times = (seen.get(count) ?? 0) + 1;
+    seen.set(count, times);
+    const best = seen.get(width) ?? 0;
+    if (times > best || (times === best && count > width)) width = count;
+  }
+  return width;
 }
 
 /**
