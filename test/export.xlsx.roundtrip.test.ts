@@ -27,6 +27,8 @@ beforeAll(async () => {
   a.store.insert({ ...extra, name: "'=already quoted", email: 'quoted@example.com', address: "'+1 Main St" });
   a.store.insert({ ...extra, name: '@at Ltd', email: 'multi@example.com', address: 'Flat 2\r\nThe Quay\nLondon' });
   a.store.insert({ ...extra, name: '<b>R&D</b> "q" ]]>', email: 'markup@example.com', address: '-1 Minus Rd' });
+  // Text that looks escaped already: an entity, and Excel's `_xHHHH_` escape (written as `_x005F_x…`).
+  a.store.insert({ ...extra, name: 'Smith &amp; Sons', email: 'entity@example.com', address: '_x0041_ Row, _x005F_ Lane' });
   temp = await makeTempDir();
 });
 afterAll(async () => {
@@ -71,7 +73,7 @@ describe('export → import through an xlsx report', () => {
       importInto(fromXlsx, xlsx, 'xlsx'),
       importInto(fromCsv, csv, 'csv'),
     ]);
-    expect(viaXlsx).toHaveLength(SEED + 3);
+    expect(viaXlsx).toHaveLength(SEED + 4);
     expect(viaXlsx.every((row) => row.outcome === 'created')).toBe(true);
     // Results are written as rows finish: compare them by row number.
     const keys = (rows: Record<string, string>[]) =>
@@ -88,5 +90,6 @@ describe('export → import through an xlsx report', () => {
     expect(xlsxClients.get('quoted@example.com')).toMatchObject({ name: "'=already quoted", address: "'+1 Main St" });
     expect(xlsxClients.get('multi@example.com')?.address).toBe('Flat 2\r\nThe Quay\nLondon');
     expect(xlsxClients.get('markup@example.com')?.name).toBe('<b>R&D</b> "q" ]]>');
+    expect(xlsxClients.get('entity@example.com')).toMatchObject({ name: 'Smith &amp; Sons', address: '_x0041_ Row, _x005F_ Lane' });
   });
 });

@@ -1,11 +1,13 @@
 /**
- * An xlsx cell value as the text a user sees in Excel, for an importer that never casts:
- * dates as ISO, numbers in full (no `1.23E+12`), formulas as their cached result.
+ * A spreadsheet cell's value as the text a user sees in Excel, for an importer that never
+ * casts: dates as ISO, numbers in full (no `1.23E+12`). Both readers pass numbers (a
+ * formula's cell holds its cached result); the other value shapes are kept for callers that
+ * hold typed values (booleans, dates, rich text, formula objects).
  */
 
 const DAY_MS = 86_400_000;
 
-/** `value` is an exceljs cell value; `numFmt` the cell's number format; `date1904` the workbook's epoch. */
+/** `value` is a cell's value; `numFmt` the cell's number format; `date1904` the workbook's epoch. */
 export function cellText(value: unknown, numFmt: string | undefined, date1904: boolean): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;
@@ -21,8 +23,7 @@ export function cellText(value: unknown, numFmt: string | undefined, date1904: b
       .map((run: { text?: unknown }) => (typeof run.text === 'string' ? run.text : ''))
       .join('');
   }
-  // Formulas: the result Excel cached at save time; the streaming reader keeps numbers and
-  // strings, so a boolean result reads as 1/0 and an error result as empty.
+  // Formulas: the result Excel cached at save time.
   if ('formula' in cell || 'sharedFormula' in cell) {
     const result = cell.result;
     if (typeof result === 'number' && Number.isNaN(result)) return '';

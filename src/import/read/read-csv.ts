@@ -112,13 +112,16 @@ interface ParserCore {
     push: (values: string[]) => void,
     close: () => void,
   ): Error | undefined;
-  /** `lines`: the line the parser is on; a CRLF inside quotes counts as two. */
-  info: { lines: number };
+  /**
+   * `lines`: the line the parser is on; a CRLF inside quotes counts as two. `empty_lines`:
+   * blank lines skipped so far.
+   */
+  info: { lines: number; empty_lines: number };
 }
 
 function coreOf(parser: object): ParserCore {
   const core = (parser as { api?: Partial<ParserCore> }).api;
-  if (typeof core?.parse !== 'function' || typeof core.info?.lines !== 'number') {
+  if (typeof core?.parse !== 'function' || typeof core.info?.lines !== 'number' || typeof core.info.empty_lines !== 'number') {
     throw new Error('this csv-parse release has no parser core at .api; reinstall with npm ci');
   }
   return core as ParserCore;
@@ -144,8 +147,9 @@ async function* parseRecords(
       // Strict quotes catch an unbalanced quote near where it opened instead of silently
       // merging the following lines into one field.
       relax_quotes: false,
-      // Blank lines come through (as ['']) so every record's first line can be counted.
-      skip_empty_lines: false,
+      // Skipped before the column-count check, which builds an error per ragged record (a
+      // million blank lines took a minute); `info.empty_lines` keeps the line count right.
+      skip_empty_lines: true,
       // Mixed endings happen (a CRLF file edited on a Mac); CRLF must be tried before CR.
       record_delimiter: ['\r\n', '\n', '\r'],
       from_line: options.fromLine,
@@ -154,12 +158,20 @@ async function* parseRecords(
   );
   // Lines are counted here: csv-parse counts a CRLF inside quotes as two lines. Its count
   // says when a record spans lines (then its values are counted) and, through `drift`,
-  // places its own errors.
+  // places its own errors. Blank lines it skipped since the last record come first.
   let nextLine = options.fromLine;
   let parserLine = options.fromLine - 1;
+  let blankLines = 0;
   let drift = 0;
   let batch: LineRecord[] = [];
+  const skipBlankLines = () => {
+    const skipped = core.info.empty_lines - blankLines;
+    blankLines += skipped;
+    nextLine += skipped;
+    parserLine += skipped;
+  };
   const push = (values: string[]) => {
+    skipBlankLines();
     const line = nextLine;
     const spans = core.info.lines - parserLine > 1;
     parserLine = core.info.lines;
@@ -174,8 +186,10 @@ async function* parseRecords(
     batch = [];
     return taken;
   };
-  const explain = (error: unknown) =>
-    explainCsvError(error, { file, recordLine: nextLine, drift, maxRecordSize });
+  const explain = (error: unknown) => {
+    skipBlankLines();
+    return explainCsvError(error, { file, recordLine: nextLine, drift, maxRecordSize });
+  };
   const noop = () => {};
   let parseFailed = false;
   let endsWithBreak = true;

@@ -44,7 +44,7 @@ export async function openXlsx(inspected: InspectedFile, options: ReadOptions): 
       sheet: chosen.name,
       date1904: workbook.date1904,
       formats: await readStyles(zip, workbook.styles),
-      shared: await readSharedStrings(zip, workbook.sharedStrings),
+      shared: await readSharedStrings(zip, workbook.sharedStrings, file),
     };
     if (chosen.entry !== undefined) {
       total = chosen.entry.uncompressedSize;

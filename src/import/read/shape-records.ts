@@ -82,7 +82,9 @@ export async function splitHeader(
     if (at === -1 || isBlank(head[at]!.values)) {
       fail();
       const file = options.file ?? 'the input';
-      const what = at === -1 ? `there is no row ${wanted}` : `row ${wanted} is blank`;
+      // A CSV reader skips blank lines: a record after the wanted line shows it is one.
+      const blank = at !== -1 || head.some((record) => record.line > wanted);
+      const what = blank ? `row ${wanted} is blank` : `there is no row ${wanted}`;
       throw new InputError(`${file}: --header-row ${wanted}: ${what}`, 'header_row', { file, line: wanted });
     }
     place = 'option';

@@ -5,7 +5,9 @@
  */
 import { posix } from 'node:path';
 import type { Entry } from 'yauzl';
-import { SharedStrings } from './shared-strings.js';
+import { InputError } from '../../errors.js';
+import { formatBytes } from './explain-csv-error.js';
+import { MAX_CELL_CHARS, MAX_SHARED_STRINGS_BYTES, SharedStrings } from './shared-strings.js';
 import { type Attributes, unescapeOoxml, type XmlHandler, xmlEvents } from './xml-events.js';
 import { readText, type ZipArchive } from './zip-archive.js';
 
@@ -143,12 +145,19 @@ export async function readStyles(zip: ZipArchive, entry: Entry | undefined): Pro
   return formats;
 }
 
-/** Streams the shared strings into a compact table: rich-text runs joined, phonetic runs left out. */
-export async function readSharedStrings(zip: ZipArchive, entry: Entry | undefined): Promise<SharedStrings> {
+/**
+ * Streams the shared strings into a compact table: rich-text runs joined, phonetic runs left
+ * out. Stops, refusing the file, at the table's bound or at one string over its own.
+ */
+export async function readSharedStrings(zip: ZipArchive, entry: Entry | undefined, file: string): Promise<SharedStrings> {
   if (entry === undefined) return new SharedStrings();
   let table: SharedStrings | undefined;
   let text = '';
   let phonetic = 0;
+  const tooLarge = (what: string) =>
+    new InputError(`${file}: ${what}: too much to read from a workbook safely; save it as .csv`, 'input_too_large', {
+      file,
+    });
   const handler: XmlHandler = {
     wantText: false,
     open(name, attributes: Attributes) {
@@ -160,9 +169,18 @@ export async function readSharedStrings(zip: ZipArchive, entry: Entry | undefine
     close(name) {
       if (name === 't') handler.wantText = false;
       else if (name === 'rPh') phonetic--;
-      else if (name === 'si') (table ??= new SharedStrings()).add(unescapeOoxml(text));
+      else if (name === 'si') {
+        table ??= new SharedStrings();
+        if (!table.add(unescapeOoxml(text))) {
+          throw tooLarge(`its shared strings (the text of its cells) exceed ${formatBytes(MAX_SHARED_STRINGS_BYTES)}`);
+        }
+      }
     },
     text(value) {
+      if (text.length + value.length > MAX_CELL_CHARS) {
+        const index = table?.size ?? 0;
+        throw tooLarge(`shared string ${index} is over ${MAX_CELL_CHARS.toLocaleString('en-US')} characters`);
+      }
       text += value;
     },
   };

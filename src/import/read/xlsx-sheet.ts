@@ -1,11 +1,11 @@
 /**
  * One worksheet's XML → records, as events arrive. A cell's place comes from its reference
  * (`r="C7"`) when it has one, otherwise it follows the previous cell; cells and rows a
- * producer leaves out are empty, so a record is as long as its last stored cell.
+ * producer leaves out are empty, so a record is as long as its last non-empty cell.
  */
 import { InputError } from '../../errors.js';
 import { cellText, isoDate } from './cell-text.js';
-import type { SharedStrings } from './shared-strings.js';
+import { MAX_CELL_CHARS, type SharedStrings } from './shared-strings.js';
 import type { LineRecord } from './types.js';
 import { type Attributes, unescapeOoxml, type XmlHandler } from './xml-events.js';
 
@@ -18,6 +18,10 @@ export interface SheetContext {
   date1904: boolean;
 }
 
+/** Excel's grid: a sheet past it was not written by a spreadsheet (a bomb of empty rows or cells). */
+export const MAX_ROWS = 1_048_576;
+export const MAX_COLUMNS = 16_384;
+
 export interface SheetHandler extends XmlHandler {
   /** Records completed since the last call. */
   take(): LineRecord[];
@@ -27,7 +31,9 @@ export function sheetHandler(context: SheetContext): SheetHandler {
   let records: LineRecord[] = [];
   let values: string[] | undefined;
   let line = 0;
+  let rows = 0;
   let column = -1;
+  let cells = 0;
   let type = 'n';
   let style = 0;
   let reference = '';
@@ -41,12 +47,17 @@ export function sheetHandler(context: SheetContext): SheetHandler {
       switch (name) {
         case 'row':
           line = attributes.r === undefined ? line + 1 : Number(attributes.r);
+          if (++rows > MAX_ROWS || line > MAX_ROWS) beyondGrid(`more than ${MAX_ROWS.toLocaleString('en-US')} rows`);
           values = [];
           column = -1;
+          cells = 0;
           break;
         case 'c':
           reference = attributes.r ?? '';
           column = reference === '' ? column + 1 : columnIndex(reference);
+          if (++cells > MAX_COLUMNS || column >= MAX_COLUMNS) {
+            beyondGrid(`more than ${MAX_COLUMNS.toLocaleString('en-US')} columns in row ${line}`);
+          }
           type = attributes.t ?? 'n';
           style = attributes.s === undefined ? 0 : Number(attributes.s);
           raw = '';
@@ -77,11 +88,15 @@ export function sheetHandler(context: SheetContext): SheetHandler {
         case 'rPh':
           phonetic--;
           break;
-        case 'c':
+        case 'c': {
           if (values === undefined) break;
+          // An empty cell is left out like an omitted one: rows are padded to the header later.
+          const value = cellValue();
+          if (value === '') break;
           while (values.length < column) values.push('');
-          values[column] = cellValue();
+          values[column] = value;
           break;
+        }
         case 'row':
           if (values !== undefined) records.push({ values, line });
           values = undefined;
@@ -89,6 +104,13 @@ export function sheetHandler(context: SheetContext): SheetHandler {
       }
     },
     text(value: string) {
+      if (raw.length + value.length > MAX_CELL_CHARS) {
+        throw new InputError(
+          `${context.file}: sheet "${context.sheet}", cell ${reference || `row ${line}`} is over ${MAX_CELL_CHARS.toLocaleString('en-US')} characters: too much to read from a workbook safely; save it as .csv`,
+          'input_too_large',
+          { file: context.file, line },
+        );
+      }
       raw += value;
     },
     take() {
@@ -96,6 +118,14 @@ export function sheetHandler(context: SheetContext): SheetHandler {
       records = [];
       return taken;
     },
+  };
+
+  const beyondGrid = (what: string): never => {
+    throw new InputError(
+      `${context.file}: sheet "${context.sheet}" has ${what}, past Excel's grid: the workbook is damaged or not from a spreadsheet`,
+      'input_xlsx',
+      { file: context.file },
+    );
   };
 
   const cellValue = (): string => {
