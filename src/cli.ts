@@ -149,10 +149,16 @@ function importFlags<T>(y: Argv<T>) {
       describe: 'liquidity_type for rows without that column',
     })
     .option('concurrency', {
-      type: 'number',
-      default: IMPORT_DEFAULTS.concurrency,
+      type: 'string',
+      default: String(IMPORT_DEFAULTS.concurrency),
       group: SENDING,
-      describe: 'requests in flight',
+      describe: "requests in flight: 'auto' finds it while the run goes, a number pins it",
+    })
+    .option('max-concurrency', {
+      type: 'number',
+      default: IMPORT_DEFAULTS.maxConcurrency,
+      group: SENDING,
+      describe: "upper bound for --concurrency auto",
     })
     .option('rate', { type: 'number', group: SENDING, describe: 'at most N requests per second' })
     .option('max-errors', { type: 'number', group: SENDING, describe: 'stop (exit 3) after N invalid or failed rows' });

@@ -49,7 +49,8 @@ export interface ImportFlags extends CommonFlags {
   maxRecordSize: number;
   applicationDateField: string;
   liquidityType: string;
-  concurrency: number;
+  concurrency: string;
+  maxConcurrency: number;
   rate?: number | undefined;
   maxErrors?: number | undefined;
 }
@@ -253,7 +254,8 @@ export async function resolveImportOptions(
       dateFormat: argv.dateFormat,
       read,
       liquidityType: argv.liquidityType.trim(),
-      concurrency: check(positiveInt('--concurrency', 1024), argv.concurrency),
+      concurrency: parseConcurrency(argv.concurrency),
+      maxConcurrency: check(positiveInt('--max-concurrency', 1024), argv.maxConcurrency),
       rate:
         argv.rate === undefined ? undefined : check(z.number().positive('--rate must be positive'), argv.rate),
       maxErrors:
@@ -262,6 +264,14 @@ export async function resolveImportOptions(
     applicationDateField: field,
     commandLine: mode.commandLine,
   };
+}
+
+/** `auto` or a whole number of requests in flight. */
+function parseConcurrency(text: string): number | 'auto' {
+  const value = text.trim().toLowerCase();
+  if (value === 'auto') return 'auto';
+  if (!/^\d+$/.test(value)) throw new UsageError(`--concurrency takes 'auto' or a whole number, got "${text}"`, 'bad_option');
+  return check(positiveInt('--concurrency', 1024), Number(value));
 }
 
 export interface ResolvedExportOptions extends CommonOptions {

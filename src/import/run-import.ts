@@ -17,7 +17,7 @@ import type { ReadOptions, RowSource, SourceInfo } from './read/index.js';
 import { Recorder, type Stop } from './recorder.js';
 import type { Outcome } from './results.js';
 import { createSender, type SendRow } from './sender.js';
-import { createSendWindow, type SendWindow } from './send-window.js';
+import { createSendWindow, type SendWindow, type WireLimits } from './send-window.js';
 import { rowValidator } from './validate-row.js';
 
 export type { StopReason } from './recorder.js';
@@ -35,7 +35,10 @@ export interface ImportSettings {
   dateFormat?: DateFormat;
   read?: ReadOptions;
   liquidityType?: string;
-  concurrency?: number;
+  /** Requests in flight: a number, or `auto` (the default) to find it while the run goes. */
+  concurrency?: number | 'auto';
+  /** `auto`'s upper bound. */
+  maxConcurrency?: number | undefined;
   rate?: number | undefined;
   maxErrors?: number | undefined;
 }
@@ -74,6 +77,8 @@ export interface ImportSummary {
   columns: Partial<Record<Field, string>>;
   unknownColumns: string[];
   stopped: Stop | undefined;
+  /** Requests in flight: fixed, or where `auto` settled. */
+  concurrency: WireLimits;
 }
 
 export async function importClients(options: ImportClientsOptions): Promise<ImportSummary> {
@@ -146,6 +151,8 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
   // Before any file is opened: it refuses a concurrency that is not a positive integer.
   const window = createSendWindow({
     concurrency: options.concurrency ?? IMPORT_DEFAULTS.concurrency,
+    maxConcurrency: options.maxConcurrency ?? IMPORT_DEFAULTS.maxConcurrency,
+    startConcurrency: IMPORT_DEFAULTS.startConcurrency,
     ahead: Math.max(16, 4 * availableParallelism()),
     rate: options.rate,
     signal: options.signal,
@@ -205,12 +212,14 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
     rows: 0,
     async close() {
       await window.drain();
+      unwatch?.();
       await source.close();
       run.progress.finish();
       closeFiles();
     },
   };
   if (service) run.send = createSender(service, window, run.recorder);
+  const unwatch = service?.watchAnswers((answer) => window.observe(answer));
   return run;
 }
 
@@ -222,7 +231,13 @@ function snapshot(run: Run, dryRun: boolean) {
     fraction: sizeBytes > 0 ? run.source.bytesRead() / sizeBytes : undefined,
     counters: dryRun
       ? { valid: counts.valid, invalid: counts.invalid, duplicate: counts.duplicate }
-      : { created: counts.created, failed: counts.failed, invalid: counts.invalid, skipped: counts.skipped },
+      : {
+          created: counts.created,
+          failed: counts.failed,
+          invalid: counts.invalid,
+          skipped: counts.skipped,
+          'in flight limit': run.window.limits().current,
+        },
   };
 }
 
@@ -242,6 +257,7 @@ function summarize(run: Run, options: ImportClientsOptions): ImportSummary {
     columns: run.opened.columns,
     unknownColumns: run.opened.plan.unknown,
     stopped: run.recorder.stopped,
+    concurrency: run.window.limits(),
   };
 }
 

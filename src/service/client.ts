@@ -44,6 +44,12 @@ export interface RetryEvent {
   reason: string;
 }
 
+/** One attempt's answer, for `--concurrency auto`: its HTTP status (none: network error or timeout) and time on the wire. */
+export interface Answer {
+  status: number | undefined;
+  ms: number;
+}
+
 export interface ServiceClientOptions {
   baseUrl: string;
   token: string;
@@ -93,6 +99,8 @@ export interface ServiceClient {
   prepareCreate(body: CreateClientBody): Promise<PreparedCreate>;
   sendCreate(prepared: PreparedCreate): Promise<Reply<Client>>;
   listClients(query: ListClientsQuery): Promise<Reply<ListPage>>;
+  /** Every attempt's answer, 429s and retries included, until the returned function is called. */
+  watchAnswers(listener: (answer: Answer) => void): () => void;
   getClient(id: string): Promise<Reply<Client>>;
   /** Closes the pool if this client made it. */
   close(): Promise<void>;
@@ -156,6 +164,10 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   let pausedUntil = 0;
   // Once the service has answered, DNS, TCP, TLS and the proxy are known to work.
   let answered = false;
+  const listeners = new Set<(answer: Answer) => void>();
+  const tell = (status: number | undefined, since: number) => {
+    for (const listener of listeners) listener({ status, ms: performance.now() - since });
+  };
   const gate: OutageGate | undefined =
     options.breaker === false
       ? undefined
@@ -214,6 +226,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       });
       let failure: ServiceError;
       let retryAfterMs: number | undefined;
+      const since = performance.now();
       try {
         const response = await dispatcher.request({
           origin,
@@ -226,6 +239,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         });
         const text = await response.body.text();
         const requestId = headerValue(response.headers['x-request-id']);
+        tell(response.statusCode, since);
         answered = true;
         if (!isOutageStatus(response.statusCode)) gate?.answered();
         if (response.statusCode >= 200 && response.statusCode < 300) {
@@ -244,6 +258,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         retryAfterMs = parseRetryAfter(headerValue(response.headers['retry-after']), Date.now());
       } catch (error) {
         if (error instanceof ServiceError) throw error;
+        tell(undefined, since);
         // A request undici refuses to build (a header with a newline, say) fails the same way every time.
         if ((error as { code?: unknown }).code === 'UND_ERR_INVALID_ARG') {
           throw new ServiceError(`cannot send ${method} ${path}: ${networkReason(error)}`, { type: 'client_error' }, { code: 'invalid_request' });
@@ -297,6 +312,10 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     sendCreate,
     listClients(query) {
       return send('GET', `/v1/clients${listQueryString(query)}`, listEnvelope);
+    },
+    watchAnswers(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     getClient(id) {
       return send('GET', `/v1/clients/${encodeURIComponent(id)}`, createEnvelope);
