@@ -283,6 +283,11 @@ function sandboxFlags<T>(y: Argv<T>) {
       group: FAULTS,
       describe: 'AT:FOR seconds from the first request (add :drop to cut connections instead of 503)',
     })
+    .option('latency-schedule', {
+      type: 'string',
+      group: FAULTS,
+      describe: 'MS@SECONDS,…: latency that changes over time from the first request (e.g. 20@0,300@10,20@20)',
+    })
     .option('verbose', { type: 'boolean', describe: 'one line per request on stderr' })
     .option('verify-signatures', {
       type: 'boolean',
@@ -399,6 +404,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
             tlsClientCert: args.tlsClientCert,
             tlsClientCa: args.tlsClientCa,
             outage: args.outage,
+            latencySchedule: args.latencySchedule,
             verifySignatures: args.verifySignatures,
             signature: { hash: args.signatureHash, padding: args.signaturePadding },
           }),
