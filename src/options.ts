@@ -13,6 +13,7 @@ import { FIELDS, type Field } from './import/fields.js';
 import type { DateFormat } from './import/normalize.js';
 import type { ReadOptions } from './import/read/index.js';
 import type { ImportSettings } from './import/run-import.js';
+import { parseShard, type Shard } from './import/shard.js';
 import { type NetworkArgv, type ResolvedNetwork, resolveNetwork } from './network-options.js';
 import { SERVICE_DEFAULTS } from './service/defaults.js';
 import type { Direction } from './service/schemas.js';
@@ -51,6 +52,8 @@ export interface ImportFlags extends CommonFlags {
   liquidityType: string;
   concurrency: string;
   maxConcurrency: number;
+  shard?: string | undefined;
+  shards?: number | undefined;
   rate?: number | undefined;
   maxErrors?: number | undefined;
 }
@@ -260,10 +263,25 @@ export async function resolveImportOptions(
         argv.rate === undefined ? undefined : check(z.number().positive('--rate must be positive'), argv.rate),
       maxErrors:
         argv.maxErrors === undefined ? undefined : check(positiveInt('--max-errors', 2 ** 31), argv.maxErrors),
+      shard: resolveShard(argv, env),
     },
     applicationDateField: field,
     commandLine: mode.commandLine,
   };
+}
+
+/** --shard K/N, else CCS_SHARD, else --shards N with the index a Kubernetes Indexed Job sets (0-based). */
+function resolveShard(argv: { shard?: string | undefined; shards?: number | undefined }, env: NodeJS.ProcessEnv): Shard | undefined {
+  if (argv.shard !== undefined && argv.shards !== undefined) {
+    throw new UsageError('give --shard K/N or --shards N, not both', 'bad_option');
+  }
+  if (argv.shard !== undefined) return parseShard(argv.shard);
+  if (argv.shards === undefined) return env.CCS_SHARD ? parseShard(env.CCS_SHARD, 'CCS_SHARD') : undefined;
+  const index = env.JOB_COMPLETION_INDEX;
+  if (index === undefined || !/^\d+$/.test(index.trim())) {
+    throw new UsageError('--shards N needs JOB_COMPLETION_INDEX (0-based, set by a Kubernetes Indexed Job); elsewhere use --shard K/N', 'bad_option');
+  }
+  return parseShard(`${Number(index) + 1}/${argv.shards}`, '--shards with JOB_COMPLETION_INDEX');
 }
 
 /** `auto` or a whole number of requests in flight. */

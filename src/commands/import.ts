@@ -100,6 +100,10 @@ function formatSummary(summary: ImportSummary, options: ImportOptions): string {
     lines.push(`  top errors: ${summary.topErrors.map((e) => `${e.code} ×${e.count}`).join(', ')}`);
   }
   if (!summary.dryRun) lines.push(`  concurrency: ${formatLimits(summary.concurrency)}`);
+  if (summary.shard) {
+    const { index, count, otherRows } = summary.shard;
+    lines.push(`  shard ${index} of ${count}: ${otherRows} rows belong to the other shards (ccs-bulk results merge combines the files)`);
+  }
   lines.push(`  results: ${summary.results}`);
   if (summary.failed) lines.push(`  rows to fix and import again: ${summary.failed}`);
   if (summary.stopped) {
