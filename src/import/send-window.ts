@@ -4,7 +4,8 @@
  * signed, for a wire slot. Signing (milliseconds of CPU in the thread pool) so never holds a
  * wire slot: with service latency, every slot is busy while the next bodies are signed.
  * `slot()` resolves only when the window has room, so the reader pauses while it is full
- * and memory stays flat whatever the file size.
+ * and memory stays flat whatever the file size. With `concurrency: 'auto'` the wire's limit
+ * follows the controller (concurrency.ts), fed every attempt's answer through `observe`.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
