@@ -11,6 +11,7 @@ import { generateRsaKeyPair } from '../dist/index.js';
 import { killAll } from './lib/processes.js';
 import { errorRow, formatTable } from './lib/report.js';
 import { writeBenchDocs } from './readme.js';
+import * as adaptive from './parts/adaptive.js';
 import * as alternatives from './parts/alternatives.js';
 import * as exportPart from './parts/export.js';
 import * as importFloor from './parts/import-floor.js';
@@ -19,7 +20,7 @@ import * as memory from './parts/memory.js';
 import * as signing from './parts/signing.js';
 import * as validate from './parts/validate.js';
 
-const PARTS = [signing, importFloor, latency, validate, exportPart, memory, alternatives];
+const PARTS = [signing, importFloor, latency, adaptive, validate, exportPart, memory, alternatives];
 const NEEDS_SIGNING = new Set(['import']);
 const DEFAULT_OUT = fileURLToPath(new URL('results.json', import.meta.url));
 

@@ -149,12 +149,28 @@ function importFlags<T>(y: Argv<T>) {
       describe: 'liquidity_type for rows without that column',
     })
     .option('concurrency', {
-      type: 'number',
-      default: IMPORT_DEFAULTS.concurrency,
+      type: 'string',
+      default: String(IMPORT_DEFAULTS.concurrency),
       group: SENDING,
-      describe: 'requests in flight',
+      describe: "requests in flight: 'auto' finds it while the run goes, a number pins it",
+    })
+    .option('max-concurrency', {
+      type: 'number',
+      default: IMPORT_DEFAULTS.maxConcurrency,
+      group: SENDING,
+      describe: "upper bound for --concurrency auto",
     })
     .option('rate', { type: 'number', group: SENDING, describe: 'at most N requests per second' })
+    .option('shard', {
+      type: 'string',
+      group: SENDING,
+      describe: 'K/N: send only shard K of N of the rows (env CCS_SHARD); results get .shard-K-of-N',
+    })
+    .option('shards', {
+      type: 'number',
+      group: SENDING,
+      describe: 'N shards, this one from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)',
+    })
     .option('max-errors', { type: 'number', group: SENDING, describe: 'stop (exit 3) after N invalid or failed rows' });
 }
 
@@ -277,6 +293,11 @@ function sandboxFlags<T>(y: Argv<T>) {
       group: FAULTS,
       describe: 'AT:FOR seconds from the first request (add :drop to cut connections instead of 503)',
     })
+    .option('latency-schedule', {
+      type: 'string',
+      group: FAULTS,
+      describe: 'MS@SECONDS,…: latency that changes over time from the first request (e.g. 20@0,300@10,20@20)',
+    })
     .option('verbose', { type: 'boolean', describe: 'one line per request on stderr' })
     .option('verify-signatures', {
       type: 'boolean',
@@ -392,6 +413,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
             tlsClientCert: args.tlsClientCert,
             tlsClientCa: args.tlsClientCa,
             outage: args.outage,
+            latencySchedule: args.latencySchedule,
             verifySignatures: args.verifySignatures,
             signature: { hash: args.signatureHash, padding: args.signaturePadding },
           }),
@@ -412,6 +434,24 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
         const { runCheck } = await import('./commands/check.js');
         exitCode = await runCheck(await resolveCheckOptions(args, env), io);
       },
+    )
+    .command('results', "work with results files: merge the shards' files (--shard) into one", (y) =>
+      y
+        .command(
+          'merge <files..>',
+          "combine the shards' results files into one, in row order, each row once",
+          (m) =>
+            m
+              .positional('files', { type: 'string', array: true, demandOption: true })
+              .option('out', { type: 'string', demandOption: true, requiresArg: true, describe: 'the merged results file (must not exist)' })
+              .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON on stdout' })
+              .example('$0 results merge clients.results.shard-*-of-3.csv --out clients.results.csv', 'one file from three shards'),
+          async (args) => {
+            const { runResultsMerge } = await import('./commands/results.js');
+            exitCode = await runResultsMerge({ files: args.files, out: args.out, json: args.json }, io);
+          },
+        )
+        .demandCommand(1, 'name a results command: merge'),
     )
     .command(
       'keygen',
@@ -434,7 +474,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
     .example('$0 validate clients.csv', 'check a file, send nothing')
     .example('$0 import clients.csv --failed fix-me.csv', 'import it (CCS_BASE_URL, CCS_TOKEN, CCS_SIGNING_KEY_FILE)')
     .example('$0 completion >> ~/.bashrc', 'tab completion of commands and flags (~/.zshrc for zsh)')
-    .demandCommand(1, 'name a command: import, validate, export, check, sandbox, keygen or completion')
+    .demandCommand(1, 'name a command: import, validate, export, check, sandbox, results, keygen or completion')
     .strict()
     .recommendCommands()
     .help()

@@ -89,6 +89,7 @@ export const ERROR_CODES = {
   missing_columns: 'InputError',
   duplicate_columns: 'InputError',
   map_unknown_header: 'InputError',
+  results_merge: 'InputError',
   // The service refused or failed a request. A row fails (import), or exit 1 (export).
   service: 'ServiceError',
   bad_response: 'ServiceError',

@@ -13,6 +13,7 @@ import { FIELDS, type Field } from './import/fields.js';
 import type { DateFormat } from './import/normalize.js';
 import type { ReadOptions } from './import/read/index.js';
 import type { ImportSettings } from './import/run-import.js';
+import { parseShard, type Shard } from './import/shard.js';
 import { type NetworkArgv, type ResolvedNetwork, resolveNetwork } from './network-options.js';
 import { SERVICE_DEFAULTS } from './service/defaults.js';
 import type { Direction } from './service/schemas.js';
@@ -49,7 +50,10 @@ export interface ImportFlags extends CommonFlags {
   maxRecordSize: number;
   applicationDateField: string;
   liquidityType: string;
-  concurrency: number;
+  concurrency: string;
+  maxConcurrency: number;
+  shard?: string | undefined;
+  shards?: number | undefined;
   rate?: number | undefined;
   maxErrors?: number | undefined;
 }
@@ -253,15 +257,39 @@ export async function resolveImportOptions(
       dateFormat: argv.dateFormat,
       read,
       liquidityType: argv.liquidityType.trim(),
-      concurrency: check(positiveInt('--concurrency', 1024), argv.concurrency),
+      concurrency: parseConcurrency(argv.concurrency),
+      maxConcurrency: check(positiveInt('--max-concurrency', 1024), argv.maxConcurrency),
       rate:
         argv.rate === undefined ? undefined : check(z.number().positive('--rate must be positive'), argv.rate),
       maxErrors:
         argv.maxErrors === undefined ? undefined : check(positiveInt('--max-errors', 2 ** 31), argv.maxErrors),
+      shard: resolveShard(argv, env),
     },
     applicationDateField: field,
     commandLine: mode.commandLine,
   };
+}
+
+/** --shard K/N, else CCS_SHARD, else --shards N with the index a Kubernetes Indexed Job sets (0-based). */
+function resolveShard(argv: { shard?: string | undefined; shards?: number | undefined }, env: NodeJS.ProcessEnv): Shard | undefined {
+  if (argv.shard !== undefined && argv.shards !== undefined) {
+    throw new UsageError('give --shard K/N or --shards N, not both', 'bad_option');
+  }
+  if (argv.shard !== undefined) return parseShard(argv.shard);
+  if (argv.shards === undefined) return env.CCS_SHARD ? parseShard(env.CCS_SHARD, 'CCS_SHARD') : undefined;
+  const index = env.JOB_COMPLETION_INDEX;
+  if (index === undefined || !/^\d+$/.test(index.trim())) {
+    throw new UsageError('--shards N needs JOB_COMPLETION_INDEX (0-based, set by a Kubernetes Indexed Job); elsewhere use --shard K/N', 'bad_option');
+  }
+  return parseShard(`${Number(index) + 1}/${argv.shards}`, '--shards with JOB_COMPLETION_INDEX');
+}
+
+/** `auto` or a whole number of requests in flight. */
+function parseConcurrency(text: string): number | 'auto' {
+  const value = text.trim().toLowerCase();
+  if (value === 'auto') return 'auto';
+  if (!/^\d+$/.test(value)) throw new UsageError(`--concurrency takes 'auto' or a whole number, got "${text}"`, 'bad_option');
+  return check(positiveInt('--concurrency', 1024), Number(value));
 }
 
 export interface ResolvedExportOptions extends CommonOptions {

@@ -56,6 +56,7 @@ const SECTIONS: Record<string, string[]> = {
   validate: ['## Validate', '## Import', '### Configuration'],
   export: ['## Export', '### Configuration'],
   check: ['## Check', '### Configuration'],
+  results: ['## Results file'],
 };
 const sectionsOf = (command: string) =>
   SECTIONS[command] ?? [`## ${command[0]!.toUpperCase()}${command.slice(1)}`];

@@ -86,7 +86,7 @@ describe('progress as data (library)', () => {
       expect(imported.at(-1)).toEqual({
         done: 150,
         fraction: 1,
-        counters: { created: summary.counts.created, failed: 0, invalid: 0, skipped: 0 },
+        counters: { created: summary.counts.created, failed: 0, invalid: 0, skipped: 0, 'in flight limit': 4 },
       });
 
       const exported: ProgressSnapshot[] = [];

@@ -1,6 +1,7 @@
 import { Agent, request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../src/errors.js';
+import { Faults, parseLatencySchedule } from '../src/sandbox/faults.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../src/sandbox/index.js';
 import { call, create, expectErrorShape, validBody } from './sandbox.helpers.js';
 
@@ -54,6 +55,48 @@ describe('injected faults', () => {
       expect(limited.json.error.code).toBe('rate_limit_exceeded');
       expect(sandbox.stats.faults.rateLimited).toBe(20 - ok);
     }));
+
+  it('rateLimit is a token bucket: spent, it refills at N per second, never past one second of requests', () =>
+    withSandbox({ rateLimit: 10 }, async (sandbox) => {
+      const burst = async (n: number) =>
+        (await Promise.all(Array.from({ length: n }, () => call(sandbox, '/v1/clients')))).filter((a) => a.status === 200).length;
+      expect(await burst(30)).toBeLessThanOrEqual(11);
+      // Half a second later about five tokens are back, not a whole new second's worth.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const refilled = await burst(30);
+      expect(refilled).toBeGreaterThanOrEqual(4);
+      expect(refilled).toBeLessThanOrEqual(8);
+      // Idle for longer than a second: the bucket holds one second of requests at most.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(await burst(30)).toBeLessThanOrEqual(11);
+      const limited = (await call(sandbox, '/v1/clients'));
+      expect(limited.status).toBe(429);
+      expect(limited.headers['retry-after']).toBe('1');
+    }));
+
+  it('latencySchedule changes the latency over time, from the first request', () =>
+    withSandbox({ latencySchedule: parseLatencySchedule('0@0,400@0.3') }, async (sandbox) => {
+      const timed = async () => {
+        const started = performance.now();
+        await call(sandbox, '/v1/clients');
+        return performance.now() - started;
+      };
+      expect(await timed()).toBeLessThan(350);
+      await new Promise((resolve) => setTimeout(resolve, 350));
+      expect(await timed()).toBeGreaterThanOrEqual(390);
+    }));
+
+  it('parses --latency-schedule and refuses what it cannot read', () => {
+    expect(parseLatencySchedule('20@0, 300@10,20@20.5')).toEqual([
+      { latencyMs: 20, atMs: 0 },
+      { latencyMs: 300, atMs: 10_000 },
+      { latencyMs: 20, atMs: 20_500 },
+    ]);
+    expect(() => parseLatencySchedule('20ms@0')).toThrow(/MS@SECONDS/);
+    expect(() => new Faults({ latencySchedule: [{ atMs: 5, latencyMs: 1 }, { atMs: 1, latencyMs: 2 }] }, 1)).toThrow(
+      /increasing atMs/,
+    );
+  });
 
   it('dropRate 1 cuts the connection with no response', () =>
     withSandbox({ dropRate: 1 }, async (sandbox) => {

@@ -1,6 +1,6 @@
 /**
  * The sandbox in its own process, so the tool under test never shares a CPU queue with it.
- * argv[2] is JSON: { publicKeyFile, verifySignatures, latencyMs, seed }. Talks to the
+ * argv[2] is JSON: { publicKeyFile, verifySignatures, latencyMs, seed, rateLimit, latencySchedule }. Talks to the
  * parent over IPC: sends {type:'ready', url, token}, answers 'stats', closes on 'close' and
  * exits when the parent goes away.
  */
@@ -16,6 +16,8 @@ const sandbox = await startSandbox({
   verifySignatures: options.verifySignatures !== false,
   ...(options.latencyMs && { latencyMs: options.latencyMs }),
   ...(options.seed && { seed: options.seed }),
+  ...(options.rateLimit && { rateLimit: options.rateLimit }),
+  ...(options.latencySchedule && { latencySchedule: options.latencySchedule }),
 });
 
 const stop = async () => {

@@ -3,6 +3,7 @@
  * and turn the outcome into an exit code.
  */
 import type { ExitCode } from '../errors.js';
+import { IMPORT_DEFAULTS } from '../import/defaults.js';
 import { type ImportPlan, type ImportSummary, importClients } from '../import/run-import.js';
 import type { Io } from '../io.js';
 import type { ImportOptions } from '../options.js';
@@ -21,7 +22,7 @@ export async function runImport(options: ImportOptions, io: Io): Promise<ExitCod
         scheme: options.scheme,
         retries: options.retries,
         timeoutMs: options.timeoutMs,
-        connections: run.concurrency,
+        connections: run.concurrency === 'auto' ? (run.maxConcurrency ?? IMPORT_DEFAULTS.maxConcurrency) : run.concurrency,
         needSigner: true,
         applicationDateField: options.applicationDateField,
         quiet: options.quiet,
@@ -98,6 +99,11 @@ function formatSummary(summary: ImportSummary, options: ImportOptions): string {
   if (summary.topErrors.length > 0) {
     lines.push(`  top errors: ${summary.topErrors.map((e) => `${e.code} ×${e.count}`).join(', ')}`);
   }
+  if (!summary.dryRun) lines.push(`  concurrency: ${formatLimits(summary.concurrency)}`);
+  if (summary.shard) {
+    const { index, count, otherRows } = summary.shard;
+    lines.push(`  shard ${index} of ${count}: ${otherRows} rows belong to the other shards (ccs-bulk results merge combines the files)`);
+  }
   lines.push(`  results: ${summary.results}`);
   if (summary.failed) lines.push(`  rows to fix and import again: ${summary.failed}`);
   if (summary.stopped) {
@@ -106,6 +112,11 @@ function formatSummary(summary: ImportSummary, options: ImportOptions): string {
       lines.push(`  to continue: ${resumeCommand(options.commandLine)}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+function formatLimits(limits: ImportSummary['concurrency']): string {
+  if (limits.mode === 'fixed') return `${limits.current} (fixed)`;
+  return `auto, settled at ${limits.settled} in flight (last ${limits.current}, at most ${limits.max})`;
 }
 
 /** The command as typed, with --resume instead of --overwrite. */

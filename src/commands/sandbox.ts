@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { parsePublicKey } from '../sandbox/auth.js';
-import { parseOutage } from '../sandbox/faults.js';
+import { parseLatencySchedule, parseOutage } from '../sandbox/faults.js';
 import type { Sandbox, SandboxOptions } from '../sandbox/index.js';
 import { startSandbox } from '../sandbox/index.js';
 import { SANDBOX_DEFAULTS } from '../sandbox/defaults.js';
 
 /** The library's options, with files and switches where the library takes values. */
-export interface SandboxCommandArgs extends Omit<SandboxOptions, 'publicKeyPem' | 'log' | 'tls' | 'outage'> {
+export interface SandboxCommandArgs extends Omit<SandboxOptions, 'publicKeyPem' | 'log' | 'tls' | 'outage' | 'latencySchedule'> {
   /** SPKI PEM file holding the public key to verify X-Signature with */
   publicKeyFile?: string;
   /** one line per request on stderr */
@@ -27,6 +27,8 @@ export interface SandboxCommandArgs extends Omit<SandboxOptions, 'publicKeyPem' 
   tlsClientCa?: string;
   /** AT:FOR seconds (optionally :drop): a scheduled outage from the first request */
   outage?: string;
+  /** MS@SECONDS,…: latency that changes over time, from the first request */
+  latencySchedule?: string;
 }
 
 export interface SandboxCommandIo {
@@ -54,9 +56,10 @@ export async function runSandbox(args: SandboxCommandArgs, io: SandboxCommandIo)
 }
 
 async function toOptions(args: SandboxCommandArgs, io: SandboxCommandIo): Promise<SandboxOptions> {
-  const { publicKeyFile, verbose, tls, tlsClientCert, tlsClientCa, outage, ...rest } = args;
+  const { publicKeyFile, verbose, tls, tlsClientCert, tlsClientCa, outage, latencySchedule, ...rest } = args;
   const options: SandboxOptions = { ...rest };
   if (outage !== undefined) options.outage = parseOutage(outage);
+  if (latencySchedule !== undefined) options.latencySchedule = parseLatencySchedule(latencySchedule);
   if (tls || tlsClientCert || tlsClientCa !== undefined) {
     if (!tls) throw new UsageError('--tls-client-cert and --tls-client-ca need --tls', 'bad_option');
     const settings: { clientCertificate: boolean; clientCaPem?: string } = { clientCertificate: tlsClientCert === true };
@@ -126,6 +129,9 @@ function banner(sandbox: Sandbox, args: SandboxCommandArgs, keyDir: string | und
   const active = [
     faults.latencyMs || faults.jitterMs
       ? `latency ${faults.latencyMs}ms${faults.jitterMs ? ` + up to ${faults.jitterMs}ms` : ''}`
+      : '',
+    faults.latencySchedule
+      ? `latency ${faults.latencySchedule.map((step) => `${step.latencyMs}ms from ${step.atMs / 1000}s`).join(', then ')}`
       : '',
     faults.failRate ? `5xx ${faults.failRate}` : '',
     faults.throttleRate ? `429 ${faults.throttleRate}` : '',

@@ -6,7 +6,10 @@ import { DEFAULT_MAX_RECORD_SIZE } from './read/types.js';
 export const DATE_FORMATS = ['YYYY-MM-DD', 'DD/MM/YYYY', 'MM/DD/YYYY'] as const satisfies readonly DateFormat[];
 
 export const IMPORT_DEFAULTS = {
-  concurrency: SERVICE_DEFAULTS.connections,
+  /** Adapted while the run goes (concurrency.ts), from `startConcurrency` up to `maxConcurrency`. */
+  concurrency: 'auto' as number | 'auto',
+  startConcurrency: SERVICE_DEFAULTS.connections,
+  maxConcurrency: 64,
   dateFormat: 'YYYY-MM-DD' as DateFormat,
   /** The only documented value (docs/service.md#create-client). */
   liquidityType: 'chain',

@@ -17,7 +17,8 @@ import type { ReadOptions, RowSource, SourceInfo } from './read/index.js';
 import { Recorder, type Stop } from './recorder.js';
 import type { Outcome } from './results.js';
 import { createSender, type SendRow } from './sender.js';
-import { createSendWindow, type SendWindow } from './send-window.js';
+import { type Shard, shardOfKey, shardOfRow, shardResultsPath } from './shard.js';
+import { createSendWindow, type SendWindow, type WireLimits } from './send-window.js';
 import { rowValidator } from './validate-row.js';
 
 export type { StopReason } from './recorder.js';
@@ -35,9 +36,14 @@ export interface ImportSettings {
   dateFormat?: DateFormat;
   read?: ReadOptions;
   liquidityType?: string;
-  concurrency?: number;
+  /** Requests in flight: a number, or `auto` (the default) to find it while the run goes. */
+  concurrency?: number | 'auto';
+  /** `auto`'s upper bound. */
+  maxConcurrency?: number | undefined;
   rate?: number | undefined;
   maxErrors?: number | undefined;
+  /** Take only this shard's rows (shard.ts); the results file gets `.shard-K-of-N`. */
+  shard?: Shard | undefined;
 }
 
 export interface ImportClientsOptions extends ImportSettings {
@@ -74,6 +80,10 @@ export interface ImportSummary {
   columns: Partial<Record<Field, string>>;
   unknownColumns: string[];
   stopped: Stop | undefined;
+  /** Requests in flight: fixed, or where `auto` settled. */
+  concurrency: WireLimits;
+  /** With --shard: which, and the rows read that belong to other shards (not in `rows`). */
+  shard?: Shard & { otherRows: number };
 }
 
 export async function importClients(options: ImportClientsOptions): Promise<ImportSummary> {
@@ -99,13 +109,17 @@ async function importRows(run: Run, signal: AbortSignal | undefined): Promise<vo
     sizeKeySet(run, batch.length);
     for (const raw of batch) {
       if (signal?.aborted) return recorder.interrupted();
+      const verdict = classifyRow(raw.values, raw.row, run.rules);
+      if (run.shard && !inShard(run.shard, verdict, raw.row)) {
+        run.otherShardRows++;
+        continue;
+      }
       run.rows++;
       // After a stop (auth, --max-errors) the rest of the file is still accounted for.
       if (recorder.stopped) {
-        recorder.notAttempted(raw);
+        recorder.notAttempted(raw, 'key' in verdict ? verdict.key : undefined);
         continue;
       }
-      const verdict = classifyRow(raw.values, raw.row, run.rules);
       if (verdict.kind !== 'send') {
         recorder.settle(raw, verdict);
         continue;
@@ -120,6 +134,11 @@ async function importRows(run: Run, signal: AbortSignal | undefined): Promise<vo
   }
 }
 
+function inShard(shard: Shard, verdict: ReturnType<typeof classifyRow>, row: number): boolean {
+  const owner = 'key' in verdict ? shardOfKey(verdict.key, shard.count) : shardOfRow(row, shard.count);
+  return owner === shard.index;
+}
+
 /** One import's moving parts, from its plan to its files' closing. */
 interface Run {
   started: number;
@@ -132,6 +151,8 @@ interface Run {
   /** Undefined in a dry run. */
   send: SendRow | undefined;
   rows: number;
+  shard: Shard | undefined;
+  otherShardRows: number;
   /** Waits for the rows in flight, then closes the input and the output files. */
   close(): Promise<void>;
 }
@@ -142,10 +163,12 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
   const { service } = options;
   if (!dryRun && !service) throw new TypeError('importClients needs a service client unless dryRun');
   const started = Date.now();
-  const results = options.results ?? defaultResultsPath(options.file);
+  const results = resultsPathOf(options);
   // Before any file is opened: it refuses a concurrency that is not a positive integer.
   const window = createSendWindow({
     concurrency: options.concurrency ?? IMPORT_DEFAULTS.concurrency,
+    maxConcurrency: options.maxConcurrency ?? IMPORT_DEFAULTS.maxConcurrency,
+    startConcurrency: IMPORT_DEFAULTS.startConcurrency,
     ahead: Math.max(16, 4 * availableParallelism()),
     rate: options.rate,
     signal: options.signal,
@@ -153,7 +176,7 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
   const opened = await planImport({
     file: options.file,
     results,
-    failed: options.failed,
+    failed: failedPathOf(options),
     // A dry run is as busy as its parser: a large file is parsed on a second thread. A real
     // import waits on signing and the service; the thread would only add memory there.
     read: { thread: dryRun ? 'large' : 'never', ...options.read },
@@ -203,14 +226,18 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
     rules: { validate, seen: new KeySet(), created: resultsFile.created, dryRun },
     send: undefined,
     rows: 0,
+    shard: options.shard,
+    otherShardRows: 0,
     async close() {
       await window.drain();
+      unwatch?.();
       await source.close();
       run.progress.finish();
       closeFiles();
     },
   };
   if (service) run.send = createSender(service, window, run.recorder);
+  const unwatch = service?.watchAnswers((answer) => window.observe(answer));
   return run;
 }
 
@@ -222,7 +249,13 @@ function snapshot(run: Run, dryRun: boolean) {
     fraction: sizeBytes > 0 ? run.source.bytesRead() / sizeBytes : undefined,
     counters: dryRun
       ? { valid: counts.valid, invalid: counts.invalid, duplicate: counts.duplicate }
-      : { created: counts.created, failed: counts.failed, invalid: counts.invalid, skipped: counts.skipped },
+      : {
+          created: counts.created,
+          failed: counts.failed,
+          invalid: counts.invalid,
+          skipped: counts.skipped,
+          'in flight limit': run.window.limits().current,
+        },
   };
 }
 
@@ -230,8 +263,8 @@ function summarize(run: Run, options: ImportClientsOptions): ImportSummary {
   const elapsedMs = Date.now() - run.started;
   return {
     file: options.file,
-    results: options.results ?? defaultResultsPath(options.file),
-    failed: options.failed,
+    results: resultsPathOf(options),
+    failed: failedPathOf(options),
     dryRun: options.dryRun === true,
     rows: run.rows,
     counts: run.recorder.counts,
@@ -242,7 +275,18 @@ function summarize(run: Run, options: ImportClientsOptions): ImportSummary {
     columns: run.opened.columns,
     unknownColumns: run.opened.plan.unknown,
     stopped: run.recorder.stopped,
+    concurrency: run.window.limits(),
+    ...(run.shard && { shard: { ...run.shard, otherRows: run.otherShardRows } }),
   };
+}
+
+function failedPathOf(options: ImportSettings): string | undefined {
+  return options.failed !== undefined && options.shard ? shardResultsPath(options.failed, options.shard) : options.failed;
+}
+
+function resultsPathOf(options: ImportSettings): string {
+  const results = options.results ?? defaultResultsPath(options.file);
+  return options.shard ? shardResultsPath(results, options.shard) : results;
 }
 
 /** Rows read before the file's size is used to size the key set (the estimate is then within a few %). */

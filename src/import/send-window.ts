@@ -4,10 +4,13 @@
  * signed, for a wire slot. Signing (milliseconds of CPU in the thread pool) so never holds a
  * wire slot: with service latency, every slot is busy while the next bodies are signed.
  * `slot()` resolves only when the window has room, so the reader pauses while it is full
- * and memory stays flat whatever the file size.
+ * and memory stays flat whatever the file size. With `concurrency: 'auto'` the wire's limit
+ * follows the controller (concurrency.ts), fed every attempt's answer through `observe`.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
+import type { Answer } from '../service/client.js';
+import { type ControllerState, initialState, type Observation, observe } from './concurrency.js';
 
 export interface SendWindow {
   /** Waits for room in the window. */
@@ -20,10 +23,25 @@ export interface SendWindow {
   wire<T>(work: () => Promise<T>): Promise<T>;
   /** Waits for everything submitted. */
   drain(): Promise<void>;
+  /** An attempt's answer (service client's watchAnswers): `auto` adapts the wire limit to it. */
+  observe(answer: Answer): void;
+  /** The wire limit now and where it settled (the most held over the last answers). */
+  limits(): WireLimits;
+}
+
+export interface WireLimits {
+  mode: 'auto' | 'fixed';
+  current: number;
+  settled: number;
+  max: number;
 }
 
 export interface SendWindowOptions {
-  concurrency: number;
+  /** Requests on the wire: a fixed number, or `auto` (adapted, from `start` up to `max`). */
+  concurrency: number | 'auto';
+  /** `auto`'s bounds. */
+  maxConcurrency?: number | undefined;
+  startConcurrency?: number | undefined;
   /** Rows signed ahead of the wire slots: about two per core keeps the thread pool busy. */
   ahead: number;
   /** Sends per second, at most. */
@@ -37,10 +55,21 @@ export function nextSendAt(previous: number, now: number, rate: number): number 
   return Math.max(now, previous + 1000 / rate);
 }
 
+/** Answers whose limits say where `auto` settled. */
+const SETTLED_ANSWERS = 1000;
+
 export function createSendWindow(options: SendWindowOptions): SendWindow {
-  const { concurrency, ahead, rate, signal } = options;
-  const wire = pLimit(concurrency);
+  const { ahead, rate, signal } = options;
+  const auto = options.concurrency === 'auto';
+  const max = auto ? (options.maxConcurrency ?? 64) : (options.concurrency as number);
+  const bounds = { min: 1, max };
+  let controller: ControllerState = initialState(auto ? (options.startConcurrency ?? 8) : max, bounds);
+  const wire = pLimit(controller.limit);
   const signing = pLimit(ahead);
+  let onWire = 0;
+  // The limit at each of the last answers: the most frequent is the settled one.
+  const recent = new Uint16Array(SETTLED_ANSWERS);
+  let answers = 0;
   const running = new Set<Promise<void>>();
   let waiter: (() => void) | undefined;
   // --rate: sends take turns through this chain; each waits from the moment the previous one
@@ -58,7 +87,7 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
 
   return {
     async slot() {
-      while (running.size >= concurrency + ahead) {
+      while (running.size >= wire.concurrency + ahead) {
         await new Promise<void>((resolve) => {
           waiter = resolve;
         });
@@ -79,10 +108,43 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
     wire: (work) =>
       wire(async () => {
         if (rate !== undefined) await paced(rate);
-        return work();
+        onWire++;
+        try {
+          return await work();
+        } finally {
+          onWire--;
+        }
       }),
     async drain() {
       while (running.size > 0) await Promise.allSettled([...running]);
     },
+    observe(answer) {
+      recent[answers++ % SETTLED_ANSWERS] = wire.concurrency;
+      if (!auto) return;
+      controller = observe(controller, classify(answer, Math.max(1, onWire)), bounds);
+      if (controller.limit !== wire.concurrency) wire.concurrency = controller.limit;
+    },
+    limits() {
+      return { mode: auto ? 'auto' : 'fixed', current: wire.concurrency, settled: mostHeld(recent, answers, wire.concurrency), max };
+    },
   };
+}
+
+/** 429: slow down; 5xx, 408 and no answer at all: overload; anything else answered normally. */
+function classify(answer: Answer, inFlight: number): Observation {
+  const { status } = answer;
+  if (status === 429) return { kind: 'throttled', inFlight };
+  if (status === undefined || status === 408 || status >= 500) return { kind: 'overloaded', inFlight };
+  return { kind: 'ok', latencyMs: answer.ms, inFlight };
+}
+
+function mostHeld(recent: Uint16Array, answers: number, current: number): number {
+  const counts = new Map<number, number>();
+  for (const limit of recent.subarray(0, Math.min(answers, recent.length))) counts.set(limit, (counts.get(limit) ?? 0) + 1);
+  let best = current;
+  let most = 0;
+  for (const [limit, count] of counts) {
+    if (count > most) [best, most] = [limit, count];
+  }
+  return best;
 }

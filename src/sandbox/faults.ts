@@ -32,6 +32,14 @@ export interface FaultSettings {
   authFailStatus: 401 | 403;
   /** A scheduled outage; its clock starts at the first request after it is set. */
   outage: OutageWindow | undefined;
+  /** Latency that changes over time (replaces latencyMs); its clock starts like the outage's. */
+  latencySchedule: readonly LatencyStep[] | undefined;
+}
+
+/** From `atMs` after the first request, every request waits `latencyMs` (until the next step). */
+export interface LatencyStep {
+  atMs: number;
+  latencyMs: number;
 }
 
 /** From `atMs` for `forMs` every request fails: 503 from a gateway, or connections cut. */
@@ -53,6 +61,7 @@ export const DEFAULT_FAULTS: FaultSettings = {
   authFailAfter: undefined,
   authFailStatus: 401,
   outage: undefined,
+  latencySchedule: undefined,
 };
 
 const OUTAGE_503: ErrorSpec = {
@@ -61,6 +70,16 @@ const OUTAGE_503: ErrorSpec = {
   code: 'service_unavailable',
   message: 'Service unavailable (scheduled outage in the sandbox).',
 };
+
+/** `MS@S,MS@S,…` (ms of latency from S seconds after the first request): the sandbox command's --latency-schedule. */
+export function parseLatencySchedule(text: string): LatencyStep[] {
+  const steps = text.split(',').map((part) => {
+    const match = /^(\d+(?:\.\d+)?)@(\d+(?:\.\d+)?)$/.exec(part.trim());
+    if (!match) throw badOption(`--latency-schedule takes MS@SECONDS steps separated by commas (e.g. 20@0,300@10,20@20), got "${text}"`);
+    return { latencyMs: Number(match[1]), atMs: Number(match[2]) * 1000 };
+  });
+  return steps;
+}
 
 /** `AT:FOR` or `AT:FOR:drop`, in seconds: the sandbox command's --outage. */
 export function parseOutage(text: string): OutageWindow {
@@ -99,6 +118,7 @@ export class Faults {
   #tokens = 0;
   #refilledAt = 0;
   #outageClock: number | undefined;
+  #scheduleClock: number | undefined;
 
   constructor(settings: Partial<FaultSettings>, seed: number) {
     this.#settings = checkFaults({ ...DEFAULT_FAULTS, ...settings });
@@ -116,6 +136,7 @@ export class Faults {
     const next = checkFaults({ ...this.#settings, ...changes });
     if (next.rateLimit !== this.#settings.rateLimit) this.#tokens = next.rateLimit;
     if (next.outage !== this.#settings.outage) this.#outageClock = undefined;
+    if (next.latencySchedule !== this.#settings.latencySchedule) this.#scheduleClock = undefined;
     this.#settings = next;
   }
 
@@ -124,8 +145,19 @@ export class Faults {
   }
 
   delayMs(): number {
-    const { latencyMs, jitterMs } = this.#settings;
+    const { jitterMs, latencySchedule } = this.#settings;
+    const latencyMs = latencySchedule ? this.#scheduled(latencySchedule) : this.#settings.latencyMs;
     return jitterMs > 0 ? latencyMs + this.#random() * jitterMs : latencyMs;
+  }
+
+  /** The step in force now: the last one whose time has come (the first before any has). */
+  #scheduled(steps: readonly LatencyStep[]): number {
+    const now = performance.now();
+    this.#scheduleClock ??= now;
+    const elapsed = now - this.#scheduleClock;
+    let latency = steps[0]!.latencyMs;
+    for (const step of steps) if (step.atMs <= elapsed) latency = step.latencyMs;
+    return latency;
   }
 
   /** What the scheduled outage does to a request arriving now, if it is in the window. */
@@ -219,6 +251,14 @@ function checkFaults(settings: FaultSettings): FaultSettings {
   const { outage } = settings;
   if (outage !== undefined && !(outage.atMs >= 0 && outage.forMs >= 0 && Number.isFinite(outage.atMs + outage.forMs) && (outage.kind === '503' || outage.kind === 'drop'))) {
     throw badOption('sandbox outage must be {atMs >= 0, forMs >= 0, kind: 503|drop}.');
+  }
+  const { latencySchedule } = settings;
+  if (latencySchedule !== undefined) {
+    const ordered = latencySchedule.every((step, i) => i === 0 || step.atMs > latencySchedule[i - 1]!.atMs);
+    const sane = latencySchedule.every((step) => step.atMs >= 0 && step.latencyMs >= 0 && Number.isFinite(step.atMs + step.latencyMs));
+    if (latencySchedule.length === 0 || !ordered || !sane) {
+      throw badOption('sandbox latencySchedule must be steps {atMs >= 0, latencyMs >= 0} in increasing atMs.');
+    }
   }
   if (authFailStatus !== 401 && authFailStatus !== 403) {
     throw badOption(`sandbox authFailStatus must be 401 or 403 (got ${String(authFailStatus)}).`);

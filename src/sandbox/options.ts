@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { UsageError } from '../errors.js';
 import type { SignatureScheme } from '../service/signing.js';
 import { SANDBOX_DEFAULTS } from './defaults.js';
-import { DEFAULT_FAULTS, type FaultSettings, type OutageWindow } from './faults.js';
+import { DEFAULT_FAULTS, type FaultSettings, type LatencyStep, type OutageWindow } from './faults.js';
 import type { SandboxStats } from './routes.js';
 import type { SandboxStore } from './store.js';
 
@@ -54,6 +54,8 @@ export interface SandboxOptions {
   tls?: boolean | { clientCertificate?: boolean; clientCaPem?: string };
   /** A scheduled outage, counted from the first request: every request fails while it lasts. */
   outage?: OutageWindow;
+  /** Latency steps over time, counted from the first request (replaces latencyMs). */
+  latencySchedule?: readonly LatencyStep[];
   /** one line per request; never carries the token or the signature */
   log?: (line: string) => void;
 }

@@ -45,6 +45,12 @@ export interface RetryEvent {
   reason: string;
 }
 
+/** One attempt's answer, for `--concurrency auto`: its HTTP status (none: network error or timeout) and time on the wire. */
+export interface Answer {
+  status: number | undefined;
+  ms: number;
+}
+
 export interface ServiceClientOptions {
   baseUrl: string;
   token: string;
@@ -94,6 +100,8 @@ export interface ServiceClient {
   prepareCreate(body: CreateClientBody): Promise<PreparedCreate>;
   sendCreate(prepared: PreparedCreate): Promise<Reply<Client>>;
   listClients(query: ListClientsQuery): Promise<Reply<ListPage>>;
+  /** Every attempt's answer, 429s and retries included, until the returned function is called. */
+  watchAnswers(listener: (answer: Answer) => void): () => void;
   getClient(id: string): Promise<Reply<Client>>;
   /** Closes the pool if this client made it. */
   close(): Promise<void>;
@@ -157,6 +165,10 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   let pausedUntil = 0;
   // Once the service has answered, DNS, TCP, TLS and the proxy are known to work.
   let answered = false;
+  const listeners = new Set<(answer: Answer) => void>();
+  const tell = (status: number | undefined, since: number) => {
+    for (const listener of listeners) listener({ status, ms: performance.now() - since });
+  };
   const gate: OutageGate | undefined =
     options.breaker === false
       ? undefined
@@ -215,6 +227,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       });
       let failure: ServiceError;
       let retryAfterMs: number | undefined;
+      const since = performance.now();
       try {
         const response = await dispatcher.request({
           origin,
@@ -231,6 +244,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         }
         const text = await readBody(response, `${method} ${path}`, { limit: MAX_RESPONSE_BYTES, timeoutMs: timeouts.bodyMs });
         const requestId = cleanOptional(headerValue(response.headers['x-request-id']), options.token);
+        tell(response.statusCode, since);
         if (!isOutageStatus(response.statusCode)) gate?.answered();
         if (response.statusCode >= 200 && response.statusCode < 300) {
           const parsed = schema.safeParse(parseJson(text));
@@ -248,6 +262,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         retryAfterMs = parseRetryAfter(headerValue(response.headers['retry-after']), Date.now());
       } catch (error) {
         if (error instanceof ServiceError) throw error;
+        tell(undefined, since);
         // A request undici refuses to build (a header with a newline, say) fails the same way every time.
         if ((error as { code?: unknown }).code === 'UND_ERR_INVALID_ARG') {
           throw new ServiceError(`cannot send ${method} ${path}: ${networkReason(error)}`, { type: 'client_error' }, { code: 'invalid_request' });
@@ -301,6 +316,10 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     sendCreate,
     listClients(query) {
       return send('GET', `/v1/clients${listQueryString(query)}`, listEnvelope);
+    },
+    watchAnswers(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     getClient(id) {
       return send('GET', `/v1/clients/${encodeURIComponent(id)}`, createEnvelope);

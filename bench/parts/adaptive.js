@@ -1,0 +1,174 @@
+/**
+ * Part: `--concurrency auto`. Against a rate-limited sandbox (150/s, 50 ms) beside fixed 8
+ * and 64 (rows/s, share of requests answered 429); at 150 ms with no limit beside the signed
+ * floor (the bare signed loop at the best C of a sweep) and fixed 8; a latency step
+ * 20 → 300 → 20 ms with the limit over time (from the progress lines); two shards sharing
+ * one rate limit. Each import is the real CLI in its own process; the sandbox in another.
+ */
+import { dataset } from '../lib/make-inputs.js';
+import { floorRun } from '../lib/measure-imports.js';
+import { BIN, lastJson, runNode, sandbox, tempPath } from '../lib/run-child.js';
+import { count, perSecond, row } from '../lib/report.js';
+import { rmSync } from 'node:fs';
+
+export const name = 'adaptive';
+const LIMIT = 150;
+
+/** One or more `ccs-bulk import` processes at once against one sandbox: rows/s (summed), 429 share, limits. */
+async function imports(ctx, { rows, sandboxOptions, concurrency = 'auto', shards = 1, progress = false }) {
+  const csv = await dataset(ctx, rows);
+  const service = await sandbox(ctx, sandboxOptions);
+  try {
+    const before = await service.stats();
+    const started = performance.now();
+    const runs = await Promise.all(
+      Array.from({ length: shards }, (_, i) => {
+        const results = tempPath(ctx, `adaptive-${i}.results.csv`);
+        const args = ['import', csv, '--results', results, '--json', '--concurrency', String(concurrency)];
+        if (shards > 1) args.push('--shard', `${i + 1}/${shards}`);
+        args.push(...(progress ? ['--progress-interval', '1'] : ['--quiet']));
+        return runNode(ctx, BIN, args, {
+          env: { CCS_BASE_URL: service.url, CCS_TOKEN: service.token, CCS_SIGNING_KEY_FILE: ctx.keys.privateKeyFile },
+          timeoutMs: 600_000,
+          label: 'ccs-bulk import',
+          tool: true,
+        }).then((result) => {
+          rmSync(results, { force: true });
+          return { result, summary: lastJson(result.stdout, 'ccs-bulk import') };
+        });
+      }),
+    );
+    const wallS = (performance.now() - started) / 1000;
+    const after = await service.stats();
+    const requests = after.stats.requests - before.stats.requests;
+    const throttled = after.stats.faults.rateLimited - before.stats.faults.rateLimited;
+    const created = runs.reduce((sum, run) => sum + run.summary.counts.created, 0);
+    if (created !== rows) throw new Error(`${created} of ${rows} created`);
+    // Summed over shards: the rows over the longest run.
+    const elapsedS = Math.max(...runs.map((run) => run.summary.elapsedMs / 1000));
+    return {
+      rows,
+      rowsPerSecond: rows / elapsedS,
+      elapsedS,
+      wallS,
+      requests,
+      throttledShare: throttled / requests,
+      limits: runs.map((run) => run.summary.concurrency),
+      stderr: runs.map((run) => run.result.stderr),
+    };
+  } finally {
+    await service.close();
+  }
+}
+
+const share = (value) => `${(value * 100).toFixed(1)}% 429`;
+const limits = (run) => run.limits.map((l) => (l.mode === 'auto' ? `settled ${l.settled}` : `C=${l.current}`)).join(' + ');
+
+/** The progress lines' `in flight limit`, one per second: "t s: limit". */
+function limitOverTime(stderr) {
+  const points = [];
+  for (const line of stderr.split('\n')) {
+    const match = /^ccs-bulk: (\d+) rows, (\d+)\/s.*in flight limit (\d+)/.exec(line);
+    if (match) points.push({ t: points.length + 1, rows: Number(match[1]), limit: Number(match[3]) });
+  }
+  return points;
+}
+
+export async function run(ctx) {
+  const out = [];
+  const part = 'adaptive';
+  const limited = { latencyMs: 50, rateLimit: LIMIT };
+  const rows = ctx.quick ? 1500 : 6000;
+  ctx.log(`  rate limit ${LIMIT}/s, 50 ms: auto, fixed 8, fixed 64 (${count(rows)} rows each)…`);
+  const auto = await imports(ctx, { rows, sandboxOptions: limited });
+  out.push(
+    row({
+      part,
+      measure: `rate limit ${LIMIT}/s, 50 ms, ${count(rows)} rows: auto (${limits(auto)})`,
+      figure: `${perSecond(auto.rowsPerSecond)}, ${share(auto.throttledShare)}`,
+      baseline: `${perSecond(LIMIT)} (the limit)`,
+      ratio: auto.rowsPerSecond / LIMIT,
+      target: '≥ 0.90, ≤ 2% 429',
+      pass: auto.rowsPerSecond / LIMIT >= 0.9 && auto.throttledShare <= 0.02,
+      data: auto,
+    }),
+  );
+  for (const concurrency of [8, 64]) {
+    const fixed = await imports(ctx, { rows, sandboxOptions: limited, concurrency });
+    out.push(
+      row({
+        part,
+        measure: `  same, fixed --concurrency ${concurrency}`,
+        figure: `${perSecond(fixed.rowsPerSecond)}, ${share(fixed.throttledShare)}`,
+        baseline: `${perSecond(LIMIT)} (the limit)`,
+        ratio: fixed.rowsPerSecond / LIMIT,
+        data: fixed,
+      }),
+    );
+  }
+
+  const slowRows = ctx.quick ? 1000 : 3000;
+  ctx.log(`  150 ms, no limit: auto vs the signed floor (sweep) and fixed 8 (${count(slowRows)} rows)…`);
+  const slowAuto = await imports(ctx, { rows: slowRows, sandboxOptions: { latencyMs: 150 } });
+  let best;
+  for (const concurrency of [32, 64, 128]) {
+    const floor = await floorRun(ctx, { rows: slowRows, concurrency, latencyMs: 150 });
+    if (!best || floor.rowsPerSecond > best.rowsPerSecond) best = { ...floor, concurrency };
+  }
+  const slowFixed = await imports(ctx, { rows: slowRows, sandboxOptions: { latencyMs: 150 }, concurrency: 8 });
+  out.push(
+    row({
+      part,
+      measure: `150 ms, no limit, ${count(slowRows)} rows: auto (${limits(slowAuto)})`,
+      figure: perSecond(slowAuto.rowsPerSecond),
+      baseline: `${perSecond(best.rowsPerSecond)} (signed bare loop, best of C=32/64/128: C=${best.concurrency})`,
+      ratio: slowAuto.rowsPerSecond / best.rowsPerSecond,
+      target: '≥ 0.90',
+      pass: slowAuto.rowsPerSecond / best.rowsPerSecond >= 0.9,
+      data: { slowAuto, best },
+    }),
+    row({
+      part,
+      measure: '  same, fixed --concurrency 8',
+      figure: perSecond(slowFixed.rowsPerSecond),
+      baseline: `${perSecond(8 / 0.15)} (C/latency)`,
+      ratio: slowFixed.rowsPerSecond / (8 / 0.15),
+      data: slowFixed,
+    }),
+  );
+
+  const stepRows = ctx.quick ? 2000 : 6000;
+  ctx.log(`  latency 20 → 300 → 20 ms at 8 s and 16 s (${count(stepRows)} rows)…`);
+  const step = await imports(ctx, {
+    rows: stepRows,
+    sandboxOptions: { latencySchedule: [{ atMs: 0, latencyMs: 20 }, { atMs: 8000, latencyMs: 300 }, { atMs: 16_000, latencyMs: 20 }] },
+    progress: true,
+  });
+  const points = limitOverTime(step.stderr[0]);
+  out.push(
+    row({
+      part,
+      measure: `latency step 20 → 300 (8 s) → 20 ms (16 s): limit at each second`,
+      figure: points.map((p) => `${p.t}s:${p.limit}`).join(' '),
+      baseline: `${perSecond(step.rowsPerSecond)} over the run`,
+      data: { step, points },
+    }),
+  );
+
+  const shardRows = ctx.quick ? 1500 : 6000;
+  ctx.log(`  two shards, rate limit ${LIMIT}/s, 50 ms (${count(shardRows)} rows)…`);
+  const shards = await imports(ctx, { rows: shardRows, sandboxOptions: limited, shards: 2 });
+  out.push(
+    row({
+      part,
+      measure: `two shards (auto each: ${limits(shards)}), rate limit ${LIMIT}/s, 50 ms`,
+      figure: `${perSecond(shards.rowsPerSecond)} summed, ${share(shards.throttledShare)}`,
+      baseline: `${perSecond(LIMIT)} (the limit)`,
+      ratio: shards.rowsPerSecond / LIMIT,
+      target: '≥ 0.90, ≤ 3% 429',
+      pass: shards.rowsPerSecond / LIMIT >= 0.9 && shards.throttledShare <= 0.03,
+      data: shards,
+    }),
+  );
+  return out;
+}

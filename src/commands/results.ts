@@ -1,0 +1,13 @@
+/** `ccs-bulk results merge`: shard results files → one, in row order, with one summary. */
+import type { Io } from '../io.js';
+import { mergeResults } from '../import/merge-results.js';
+
+export async function runResultsMerge(args: { files: string[]; out: string; json: boolean }, io: Io): Promise<number> {
+  const summary = await mergeResults(args.files, args.out);
+  if (args.json) io.stdout.write(`${JSON.stringify(summary)}\n`);
+  const parts = Object.entries(summary.counts)
+    .filter(([, n]) => n > 0)
+    .map(([outcome, n]) => `${n} ${outcome}`);
+  io.stderr.write(`Merged ${summary.files.length} files: ${summary.rows} rows (${parts.join(', ')})\n  results: ${summary.out}\n`);
+  return summary.counts.failed + summary.counts.invalid + summary.counts.not_attempted > 0 ? 1 : 0;
+}

@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import {
+  BASELINE_WINDOWS,
+  type ControllerState,
+  initialState,
+  type Observation,
+  observe,
+  PROBE_WINDOWS,
+} from '../src/import/concurrency.js';
+
+const bounds = { min: 1, max: 64 };
+
+/** A window's worth of answers: `ok` fast ones then `throttled` 429s, all slots busy. */
+function answers(state: ControllerState, spec: { ok?: number; throttled?: number; overloaded?: number; latencyMs?: number; inFlight?: number }): Observation[] {
+  const inFlight = spec.inFlight ?? state.limit;
+  return [
+    ...Array.from({ length: spec.ok ?? 0 }, () => ({ kind: 'ok' as const, latencyMs: spec.latencyMs ?? 50, inFlight })),
+    ...Array.from({ length: spec.throttled ?? 0 }, () => ({ kind: 'throttled' as const, inFlight })),
+    ...Array.from({ length: spec.overloaded ?? 0 }, () => ({ kind: 'overloaded' as const, inFlight })),
+  ];
+}
+
+function feed(state: ControllerState, seen: Observation[], within = bounds): ControllerState {
+  return seen.reduce((s, o) => observe(s, o, within), state);
+}
+
+/** `n` full windows of healthy answers at `latencyMs`. */
+function healthy(state: ControllerState, n: number, latencyMs = 50, busy = true, within = bounds): ControllerState {
+  let s = state;
+  for (let i = 0; i < n; i++) s = feed(s, answers(s, { ok: Math.max(s.limit, 4), latencyMs, inFlight: busy ? s.limit : 1 }), within);
+  return s;
+}
+
+describe('concurrency controller: one window from a given limit', () => {
+  it.each([
+    // name, start limit, ceiling known?, window, expected limit, expected ceiling
+    ['slow start grows by a quarter when every slot was busy', 8, undefined, { ok: 8 }, 10, undefined],
+    ['slots not all busy: the limit nobody used stays', 8, undefined, { ok: 8, inFlight: 3 }, 8, undefined],
+    ['an unfinished window decides nothing', 8, undefined, { ok: 7 }, 8, undefined],
+    ['one 429 in 8: down to the share that got through, the new ceiling', 8, undefined, { ok: 7, throttled: 1 }, 7, 7],
+    ['a bucket emptied at 64: 8 of 64 through → 8', 64, undefined, { ok: 8, throttled: 56 }, 8, 8],
+    ['every answer a 429: down to the minimum', 16, undefined, { throttled: 16 }, 1, 1],
+    ['5xx or timeouts above 5% of a window count like a 429', 20, undefined, { ok: 18, overloaded: 2 }, 18, 18],
+    ['one 5xx in 40 is bad luck, not overload: the window still counts as healthy', 40, undefined, { ok: 39, overloaded: 1 }, 50, undefined],
+    ['a rare 429 still decreases by at least 10%', 40, undefined, { ok: 39, throttled: 1 }, 36, 36],
+    ['below a known ceiling: fast growth, capped just under it', 8, 10, { ok: 8 }, 9, 10],
+    ['at the ceiling: wait for PROBE_WINDOWS calm windows', 9, 10, { ok: 9 }, 9, 10],
+    ['growth stops at --max-concurrency', 60, undefined, { ok: 60 }, 64, undefined],
+  ] as const)('%s', (_name, limit, ceiling, window, expectedLimit, expectedCeiling) => {
+    const start = { ...initialState(limit, bounds), ceiling };
+    const next = feed(start, answers(start, window));
+    expect(next.limit).toBe(expectedLimit);
+    expect(next.ceiling).toBe(expectedCeiling);
+  });
+});
+
+describe('concurrency controller: over many windows', () => {
+  it('slow start from 8 reaches the maximum in about ten round trips', () => {
+    let s = initialState(8, bounds);
+    const limits: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      s = healthy(s, 1);
+      limits.push(s.limit);
+    }
+    expect(limits).toEqual([10, 13, 17, 22, 28, 35, 44, 55, 64, 64]);
+  });
+
+  it('answers from requests sent before a decrease are not judged again', () => {
+    let s = initialState(64, bounds);
+    s = feed(s, answers(s, { ok: 8, throttled: 56 }));
+    expect([s.limit, s.ceiling, s.ignore]).toEqual([8, 8, 56]);
+    // The 56 still in flight at the old limit answer 429 too: no second decrease.
+    s = feed(s, answers(s, { throttled: 56 }));
+    expect([s.limit, s.ignore]).toEqual([8, 0]);
+  });
+
+  it('a latency rise decreases; a latency that stays becomes the new normal and growth resumes', () => {
+    const within = { min: 1, max: 20 };
+    let s = healthy(initialState(20, within), 3, 20, true, within);
+    expect(s.limit).toBe(20);
+    s = feed(s, answers(s, { ok: 20, latencyMs: 300 }), within);
+    expect(s.limit).toBe(18);
+    const after: number[] = [];
+    for (let i = 0; i < BASELINE_WINDOWS + 3; i++) {
+      s = feed(s, answers(s, { ok: Math.max(s.limit, 4), latencyMs: 300 }), within);
+      if (s.ignore > 0) s = feed(s, answers(s, { ok: s.ignore, latencyMs: 300 }), within);
+      after.push(s.limit);
+    }
+    // Decreases while 20 ms is remembered, then 300 ms is the baseline and the limit grows.
+    expect(Math.min(...after)).toBeLessThan(18);
+    expect(after.at(-1)!).toBeGreaterThan(Math.min(...after));
+  });
+
+  it('a latency drop raises nothing by itself but keeps growth going', () => {
+    let s = healthy(initialState(8, bounds), 2, 300);
+    const before = s.limit;
+    s = healthy(s, 2, 20);
+    expect(s.limit).toBeGreaterThan(before);
+  });
+
+  it('past the ceiling only by one per PROBE_WINDOWS calm windows', () => {
+    let s: ControllerState = { ...initialState(9, bounds), ceiling: 10 };
+    s = healthy(s, PROBE_WINDOWS - 1);
+    expect(s.limit).toBe(9);
+    s = healthy(s, 1);
+    expect([s.limit, s.ceiling]).toEqual([10, 10]);
+    s = healthy(s, PROBE_WINDOWS);
+    expect([s.limit, s.ceiling]).toEqual([11, 11]);
+  });
+
+  it('an idle pipe (signing cannot feed the slots) never grows the limit', () => {
+    const s = healthy(initialState(8, bounds), 50, 50, false);
+    expect(s.limit).toBe(8);
+  });
+
+  it('the limit is clamped to the bounds from the start', () => {
+    expect(initialState(100, bounds).limit).toBe(64);
+    expect(initialState(0, bounds).limit).toBe(1);
+  });
+
+  it('against a simulated token bucket, settles near rate × latency with few 429s', () => {
+    // 150 requests/s, 50 ms per request, a bucket of one second: the best limit is 7 or 8.
+    const rate = 150;
+    const latency = 0.05;
+    let tokens = rate;
+    let s = initialState(8, bounds);
+    let throttled = 0;
+    let sent = 0;
+    const held: number[] = [];
+    for (let tick = 0; tick < 800; tick++) {
+      // One round trip: `limit` requests go out; the bucket refills for one latency.
+      tokens = Math.min(rate, tokens + rate * latency);
+      const seen: Observation[] = [];
+      for (let i = 0; i < s.limit; i++) {
+        sent++;
+        if (tokens >= 1) {
+          tokens -= 1;
+          seen.push({ kind: 'ok', latencyMs: 50, inFlight: s.limit });
+        } else {
+          throttled++;
+          seen.push({ kind: 'throttled', inFlight: s.limit });
+        }
+      }
+      // A 429 pauses the client for Retry-After (1 s): the bucket refills meanwhile.
+      if (seen.some((o) => o.kind === 'throttled')) tokens = rate;
+      s = feed(s, seen);
+      if (tick >= 400) held.push(s.limit);
+    }
+    expect(throttled / sent).toBeLessThan(0.02);
+    const mean = held.reduce((a, b) => a + b, 0) / held.length;
+    expect(mean).toBeGreaterThan(6);
+    expect(mean).toBeLessThan(11);
+  });
+});

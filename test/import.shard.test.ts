@@ -1,0 +1,79 @@
+import { spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { stringify } from 'csv-stringify/sync';
+import { describe, expect, it } from 'vitest';
+import { shardOfKey, shardResultsPath } from '../src/import/shard.js';
+import { BIN, CLIENT_HEADER, readResults, runCli, useSandbox, validRows } from './helpers.js';
+
+const ctx = useSandbox({ latencyMs: 5 });
+
+describe('--shard K/N: three processes on one file', () => {
+  it('create every row exactly once, one shard killed and resumed alone; merge accounts for every row once', async () => {
+    const rows = validRows(3000);
+    rows[9] = [...rows[4]!]; // row 10 repeats row 5: a duplicate, whichever shard row 5 is in
+    rows[19] = ['', 'not-an-email', 'DE', 'Street', 'EUR', '2024-05-17']; // row 20 invalid
+    const input = join(ctx.dir, 'shared.csv');
+    await writeFile(input, stringify([CLIENT_HEADER, ...rows]));
+    const results = join(ctx.dir, 'shared.results.csv');
+    const args = (k: number) => ['import', input, '--results', results, '--shard', `${k}/3`, '--json', '--quiet'];
+    const third = shardResultsPath(results, { index: 3, count: 3 });
+
+    // Shard 3 starts with the others and is killed (kill -9) once it has created some rows.
+    const victim = spawn(process.execPath, [BIN, ...args(3)], { env: { ...process.env, ...ctx.env() } });
+    const killed = new Promise<NodeJS.Signals | null>((resolve) => victim.on('close', (_code, signal) => resolve(signal)));
+    const poll = setInterval(async () => {
+      const text = await readFile(third, 'utf8').catch(() => '');
+      if (text.split(',created,').length > 50) {
+        clearInterval(poll);
+        victim.kill('SIGKILL');
+      }
+    }, 10);
+    const [one, two] = await Promise.all([runCli(args(1), { env: ctx.env() }), runCli(args(2), { env: ctx.env() })]);
+    expect(await killed).toBe('SIGKILL');
+    clearInterval(poll);
+    // Row 20, invalid and without a key, belongs to shard 2 by its row number: exit 1 there.
+    expect([one.code, two.code]).toEqual([0, 1]);
+    const resumed = await runCli(['import', input, '--results', results, '--shard', '3/3', '--resume', '--json', '--quiet'], { env: ctx.env() });
+
+    const summaries = [one, two, resumed].map((run) => JSON.parse(run.stdout));
+    for (const [i, summary] of summaries.entries()) {
+      expect(summary.shard).toMatchObject({ index: i + 1, count: 3 });
+      expect(summary.rows + summary.shard.otherRows).toBe(3000);
+      expect(summary.results).toBe(shardResultsPath(results, { index: i + 1, count: 3 }));
+    }
+    expect(ctx.sandbox.store.size).toBe(2998);
+
+    const out = join(ctx.dir, 'merged.results.csv');
+    const files = [1, 2, 3].map((k) => shardResultsPath(results, { index: k, count: 3 }));
+    const merged = await runCli(['results', 'merge', ...files, '--out', out, '--json']);
+    expect(merged.stderr).toContain('Merged 3 files: 3000 rows');
+    expect(JSON.parse(merged.stdout).counts).toMatchObject({ created: 2998, duplicate: 1, invalid: 1 });
+    const lines = await readResults(out);
+    expect(lines.map((l) => Number(l[0]))).toEqual(Array.from({ length: 3000 }, (_, i) => i + 1));
+    // The duplicate is in the shard of its first occurrence, named by row.
+    expect(lines[9]!.slice(1, 2)).toEqual(['duplicate']);
+    expect(lines[9]![9]).toContain('row 5');
+    const key = lines[4]![5]!;
+    const shardFive = shardOfKey(key, 3);
+    expect((await readResults(files[shardFive - 1]!)).some((l) => l[0] === '10')).toBe(true);
+  }, 120_000);
+
+  it('merge refuses a missing shard, a row twice, and a --shard it cannot read', async () => {
+    const results = join(ctx.dir, 'shared.results.csv');
+    const files = [1, 2, 3].map((k) => shardResultsPath(results, { index: k, count: 3 }));
+    const missing = await runCli(['results', 'merge', files[0]!, files[1]!, '--out', join(ctx.dir, 'm1.csv')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('shard 3 of 3 is missing');
+    const twice = await runCli(['results', 'merge', files[0]!, files[1]!, files[2]!, files[0]!, '--out', join(ctx.dir, 'm2.csv')]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toMatch(/row \d+ is in both/);
+    const bad = await runCli(['import', 'x.csv', '--shard', '4/3'], { env: ctx.env() });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--shard takes K/N');
+    const indexed = await runCli(['validate', join(ctx.dir, 'shared.csv'), '--shards', '3', '--json', '--quiet', '--overwrite'], {
+      env: { ...ctx.env(), JOB_COMPLETION_INDEX: '1' },
+    });
+    expect(JSON.parse(indexed.stdout).shard).toMatchObject({ index: 2, count: 3 });
+  });
+});
