@@ -193,6 +193,11 @@ function exportFlags<T>(y: Argv<T>) {
       type: 'number',
       default: EXPORT_DEFAULTS.prefetch,
       describe: 'pages fetched ahead of the writer',
+    })
+    .option('since-last', {
+      type: 'string',
+      group: OUTPUT,
+      describe: 'state file: export only clients created since the last successful run (then record this one)',
     });
 }
 

@@ -74,6 +74,9 @@ export interface ExportFlags extends CommonFlags {
   direction: Direction;
   pageSize: number;
   prefetch: number;
+  sinceLast?: string | undefined;
+  overwrite?: boolean | undefined;
+  gzip?: boolean | undefined;
 }
 
 /** Where requests go: the in-process emulator, or a configured service. */
@@ -264,8 +267,15 @@ export async function resolveImportOptions(
   };
 }
 
+/** What the command runs: the export's settings plus how this run treats its files. */
+export interface ExportRunOptions extends ExportOptions {
+  sinceLast: string | undefined;
+  overwrite: boolean;
+  gzip: boolean;
+}
+
 export interface ResolvedExportOptions extends CommonOptions {
-  export: ExportOptions;
+  export: ExportRunOptions;
 }
 
 export async function resolveExportOptions(
@@ -282,11 +292,20 @@ export async function resolveExportOptions(
 }
 
 /** Export flags → ExportOptions, checked as the library checks its settings, named as flags. */
-export function parseExportOptions(argv: ExportFlags): ExportOptions {
+export function parseExportOptions(argv: ExportFlags): ExportRunOptions {
   const out = argv.out.trim();
   if (out === '') throw new UsageError("--out needs a file name, or '-' for stdout", 'bad_option');
+  const sinceLast = argv.sinceLast?.trim();
+  if (sinceLast !== undefined) {
+    if (sinceLast === '') throw new UsageError('--since-last needs a state file name', 'bad_option');
+    if (out === '-') throw new UsageError('--since-last needs --out FILE: the state moves on only once a file is in place', 'bad_option');
+    if (argv.createdTo !== undefined) throw new UsageError('--since-last pins --created-to itself: drop --created-to', 'bad_option');
+  }
   return {
     out,
+    sinceLast,
+    overwrite: argv.overwrite === true,
+    gzip: argv.gzip === true,
     ...checkExportSettings(
       {
         format: argv.format,

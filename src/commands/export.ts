@@ -78,6 +78,15 @@ export function formatExportSummary(summary: ExportSummary): string {
     filters.createdFrom && `created_at ≥ ${filters.createdFrom}`,
   ].filter(Boolean);
   if (where.length > 0) lines.push(`  filters: ${where.join(', ')}`);
+  const incremental = summary.incremental;
+  if (incremental) {
+    lines.push(
+      incremental.previousBound === undefined
+        ? `  incremental: first run, ${incremental.state} created`
+        : `  incremental: clients created since the last run (created_at ≥ ${incremental.previousBound}; ` +
+            `${incremental.skippedAtBound} already exported at that bound skipped), ${incremental.state} updated`,
+    );
+  }
   lines.push(
     summary.createdToPinned
       ? `  created_at ≤ ${filters.createdTo}: pinned to the export's start (no --created-to), so clients created during the export are not included`
