@@ -165,7 +165,7 @@ function exportFlags<T>(y: Argv<T>) {
       default: EXPORT_DEFAULTS.out,
       requiresArg: true,
       group: OUTPUT,
-      describe: "output file, '-' for stdout",
+      describe: "output file, '-' for stdout; {date} {datetime} {report} are filled in (UTC)",
     })
     .option('format', {
       choices: EXPORT_FORMATS,
@@ -194,6 +194,8 @@ function exportFlags<T>(y: Argv<T>) {
       default: EXPORT_DEFAULTS.prefetch,
       describe: 'pages fetched ahead of the writer',
     })
+    .option('overwrite', { type: 'boolean', group: OUTPUT, describe: 'replace an existing --out file (refused otherwise)' })
+    .option('gzip', { type: 'boolean', group: OUTPUT, describe: 'gzip the file (implied by an --out name ending in .gz)' })
     .option('since-last', {
       type: 'string',
       group: OUTPUT,

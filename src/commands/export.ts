@@ -45,6 +45,9 @@ export async function runExport(options: ResolvedExportOptions, io: Io): Promise
       ...settings,
       service: connected.service,
       out: toStdout ? io.stdout : settings.out,
+      sinceLast: settings.sinceLast,
+      overwrite: settings.overwrite,
+      gzip: settings.gzip,
       signal: io.signal,
       onProgress: (snapshot) => progress.update(snapshot),
     }).finally(() => progress.stop());
@@ -59,7 +62,7 @@ export async function runExport(options: ResolvedExportOptions, io: Io): Promise
   } finally {
     await connected.close();
   }
-  const report: ExportSummary = { ...summary, out: toStdout ? 'stdout' : settings.out };
+  const report: ExportSummary = { ...summary, out: toStdout ? 'stdout' : summary.out };
   if (options.json) (toStdout ? io.stderr : io.stdout).write(`${JSON.stringify(report)}\n`);
   if (!options.quiet) io.stderr.write(formatExportSummary(report));
   return 0;
@@ -69,7 +72,7 @@ export function formatExportSummary(summary: ExportSummary): string {
   const { filters } = summary;
   const lines = [
     `Exported ${summary.rows} clients in ${formatDuration(summary.elapsedMs)} (${summary.rowsPerSecond} rows/s) ` +
-      `to ${summary.out} (${summary.format}): ${summary.pages} pages of up to ${summary.pageSize}, ` +
+      `to ${summary.out} (${summary.format}${summary.gzip ? ', gzip' : ''}): ${summary.pages} pages of up to ${summary.pageSize}, ` +
       `page base ${summary.pageBase ?? '?'}, ${filters.direction}`,
   ];
   const where = [
@@ -77,6 +80,13 @@ export function formatExportSummary(summary: ExportSummary): string {
     filters.creditStatus && `credit_status in ${filters.creditStatus.join(',')}`,
     filters.createdFrom && `created_at ≥ ${filters.createdFrom}`,
   ].filter(Boolean);
+  if (summary.rows === 0) {
+    lines.push(
+      summary.format === 'csv'
+        ? '  no client matched: the file holds the header row only'
+        : '  no client matched: the file holds no rows',
+    );
+  }
   if (where.length > 0) lines.push(`  filters: ${where.join(', ')}`);
   const incremental = summary.incremental;
   if (incremental) {

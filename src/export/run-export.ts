@@ -11,6 +11,7 @@ import type { ExportColumn } from './columns.js';
 import { flattenClient } from './columns.js';
 import { createEncoder } from './encode.js';
 import { checkExportSettings, type ExportFormat, type ExportSettings } from './options.js';
+import { expandOutName, isGzipName } from './out-name.js';
 import { openOutput } from './output.js';
 import { zipWorkbook } from './xlsx-package.js';
 import { newPagingStats, type PageFilters, pageClients } from './page.js';
@@ -42,6 +43,12 @@ export interface ExportClientsOptions extends ExportSettings {
    * record the new bound (only once the output is in place). Needs a file `out`, no createdTo.
    */
   sinceLast?: string | undefined;
+  /** Replace an existing output file (default: refuse it, output_exists). */
+  overwrite?: boolean | undefined;
+  /** gzip the file (also when its name ends in .gz). */
+  gzip?: boolean | undefined;
+  /** The report's name, for `{report}` in `out`. */
+  report?: string | undefined;
 }
 
 export interface IncrementalSummary {
@@ -63,6 +70,8 @@ export interface ExportSummary {
   /** Non-empty pages read. */
   pages: number;
   requests: number;
+  /** True when the file was gzip-compressed (`bytes` counts the bytes before compression). */
+  gzip: boolean;
   /** Clients the server sent again (already written) and that were dropped. */
   duplicatesDropped: number;
   pageBase: 0 | 1 | undefined;
@@ -109,16 +118,20 @@ async function runExport(
     if (settings.createdTo !== undefined)
       throw new UsageError('an incremental export (since-last) sets created-to itself: drop it', 'bad_option');
   }
+  const started = (options.now ?? (() => new Date()))();
+  const clock = Date.now();
+  const out = typeof options.out === 'string' ? expandOutName(options.out, started, options.report) : options.out;
+  const gzip = typeof out === 'string' && (options.gzip === true || isGzipName(out));
+  if (gzip && settings.format === 'xlsx') throw new UsageError('an xlsx workbook is already compressed: drop gzip', 'bad_option');
+  if (options.gzip === true && typeof out !== 'string') throw new UsageError('gzip applies to a file output', 'bad_option');
   // One run per output and per state file: two overlapping runs would clobber both.
-  if (typeof options.out === 'string') locks.push(lockOutput(options.out, 'the export file'));
+  if (typeof out === 'string') locks.push(lockOutput(out, 'the export file'));
   let state: SinceLastState | undefined;
   if (statePath !== undefined) {
     locks.push(lockOutput(statePath, 'the state file'));
     state = await readState(statePath);
     if (state) checkStateFilters(statePath, state, stateFilters(settings.status, settings.creditStatus));
   }
-  const started = (options.now ?? (() => new Date()))();
-  const clock = Date.now();
   // Without an upper bound, clients created while we page would shift later pages (in desc
   // order every page) and change the result mid-way; the start instant fixes the set.
   let createdTo = settings.createdTo ?? started.toISOString();
@@ -138,7 +151,7 @@ async function runExport(
   };
   const encoder = createEncoder(settings);
   const stats = newPagingStats(settings.pageSize);
-  const target = await openOutput(options.out);
+  const target = await openOutput(out, 'stream', { gzip, overwrite: options.overwrite });
   const output = settings.format === 'xlsx' ? zipWorkbook(target) : target;
   let rows = 0;
   const progress = progressReporter(
@@ -196,6 +209,7 @@ async function runExport(
     format: settings.format,
     columns: settings.columns,
     rows,
+    gzip,
     pages: stats.pages,
     requests: stats.requests,
     duplicatesDropped: stats.duplicates,
