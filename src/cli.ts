@@ -196,6 +196,11 @@ function exportFlags<T>(y: Argv<T>) {
     })
     .option('overwrite', { type: 'boolean', group: OUTPUT, describe: 'replace an existing --out file (refused otherwise)' })
     .option('gzip', { type: 'boolean', group: OUTPUT, describe: 'gzip the file (implied by an --out name ending in .gz)' })
+    .option('log-file', {
+      type: 'string',
+      group: OUTPUT,
+      describe: 'append one JSON line per request attempt and run event (no secrets, no client data)',
+    })
     .option('since-last', {
       type: 'string',
       group: OUTPUT,

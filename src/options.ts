@@ -77,6 +77,7 @@ export interface ExportFlags extends CommonFlags {
   sinceLast?: string | undefined;
   overwrite?: boolean | undefined;
   gzip?: boolean | undefined;
+  logFile?: string | undefined;
 }
 
 /** Where requests go: the in-process emulator, or a configured service. */
@@ -272,6 +273,7 @@ export interface ExportRunOptions extends ExportOptions {
   sinceLast: string | undefined;
   overwrite: boolean;
   gzip: boolean;
+  logFile: string | undefined;
 }
 
 export interface ResolvedExportOptions extends CommonOptions {
@@ -306,6 +308,7 @@ export function parseExportOptions(argv: ExportFlags): ExportRunOptions {
     sinceLast,
     overwrite: argv.overwrite === true,
     gzip: argv.gzip === true,
+    logFile: argv.logFile,
     ...checkExportSettings(
       {
         format: argv.format,

@@ -9,8 +9,9 @@
 import { type ExitCode, StoppedError, UsageError } from '../errors.js';
 import { type ExportSummary, exportClients } from '../export/run-export.js';
 import type { Io } from '../io.js';
-import type { ResolvedExportOptions } from '../options.js';
+import type { Connection, ResolvedExportOptions } from '../options.js';
 import { createProgress, formatDuration, progressDisplay } from '../progress.js';
+import { type LogFile, openLogFile } from '../log-file.js';
 import { connect } from './connect.js';
 
 export async function runExport(options: ResolvedExportOptions, io: Io): Promise<ExitCode> {
@@ -25,8 +26,33 @@ export async function runExport(options: ResolvedExportOptions, io: Io): Promise
       'xlsx_to_terminal',
     );
   }
+  const log = settings.logFile === undefined ? undefined : openLogFile(settings.logFile, 'export');
+  try {
+    return await exportWith(options, options.connection, io, log);
+  } catch (error) {
+    log?.run('run_failed', { error: (error as { code?: string }).code ?? 'error', exit_code: (error as { exitCode?: number }).exitCode ?? 1 });
+    throw error;
+  } finally {
+    log?.close();
+  }
+}
+
+async function exportWith(
+  options: ResolvedExportOptions,
+  connection: Connection,
+  io: Io,
+  log: LogFile | undefined,
+): Promise<ExitCode> {
+  const settings = options.export;
+  const toStdout = settings.out === '-';
+  log?.run('run_started', {
+    out: settings.out,
+    since_last: settings.sinceLast,
+    status: settings.status,
+    credit_status: settings.creditStatus,
+  });
   const connected = await connect(
-    options.connection,
+    connection,
     {
       scheme: options.scheme,
       retries: options.retries,
@@ -35,6 +61,7 @@ export async function runExport(options: ResolvedExportOptions, io: Io): Promise
       connections: settings.prefetch,
       needSigner: false,
       quiet: options.quiet,
+      onAttempt: log && ((event) => log.attempt(event)),
     },
     io,
   );
@@ -63,6 +90,15 @@ export async function runExport(options: ResolvedExportOptions, io: Io): Promise
     await connected.close();
   }
   const report: ExportSummary = { ...summary, out: toStdout ? 'stdout' : summary.out };
+  log?.run('run_finished', {
+    out: report.out,
+    rows: report.rows,
+    pages: report.pages,
+    requests: report.requests,
+    created_from: report.filters.createdFrom,
+    created_to: report.filters.createdTo,
+    exit_code: 0,
+  });
   if (options.json) (toStdout ? io.stderr : io.stdout).write(`${JSON.stringify(report)}\n`);
   if (!options.quiet) io.stderr.write(formatExportSummary(report));
   return 0;
