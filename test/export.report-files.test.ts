@@ -78,6 +78,30 @@ describe('gzip', () => {
   });
 });
 
+describe('the summary a report reader wants', () => {
+  it('counts by status and credit_status, in the human summary and --json, with the filter and window', async () => {
+    const out = join(temp.dir, 'counted.csv');
+    const result = await runCli(['export', '--out', out, '--status', 'approved,rejected', '--created-from', '2020-01-01', '--json'], { env });
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout);
+    const expected: Record<string, Record<string, number>> = {};
+    for (const c of sandbox.store.all()) {
+      if (c.status !== 'approved' && c.status !== 'rejected') continue;
+      const row = (expected[c.status] ??= {});
+      row[c.credit_status] = (row[c.credit_status] ?? 0) + 1;
+    }
+    expect(summary.counts).toEqual(expected);
+    expect(summary.filters).toMatchObject({ status: ['approved', 'rejected'], createdFrom: '2020-01-01T00:00:00.000Z' });
+    expect(result.stderr).toMatch(/^ {2}status +active +inactive +total$/m);
+    const approved = expected.approved!;
+    expect(result.stderr).toMatch(
+      new RegExp(`^ {2}approved +${approved.active ?? 0} +${approved.inactive ?? 0} +${(approved.active ?? 0) + (approved.inactive ?? 0)}$`, 'm'),
+    );
+    expect(result.stderr).toMatch(/filters: status in approved,rejected, created_at ≥ 2020-01-01T00:00:00.000Z/);
+    expect(result.stderr).toMatch(/created_at ≤ \d{4}-.*pinned to the export's start/);
+  });
+});
+
 describe('existing outputs and empty results', () => {
   it('an existing file is refused (exit 2, before any request) unless --overwrite', async () => {
     const out = join(temp.dir, 'kept.csv');

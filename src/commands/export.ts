@@ -138,8 +138,24 @@ export function formatExportSummary(summary: ExportSummary): string {
       ? `  created_at ≤ ${filters.createdTo}: pinned to the export's start (no --created-to), so clients created during the export are not included`
       : `  created_at ≤ ${filters.createdTo}`,
   );
+  lines.push(...formatCounts(summary.counts));
   if (summary.duplicatesDropped > 0) {
     lines.push(`  ${summary.duplicatesDropped} clients sent again by the service were written once`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** A small status × credit_status table, for the report's reader. */
+function formatCounts(counts: ExportSummary['counts']): string[] {
+  const statuses = Object.keys(counts).sort();
+  if (statuses.length === 0) return [];
+  const credits = [...new Set(statuses.flatMap((status) => Object.keys(counts[status]!)))].sort();
+  const header = ['status', ...credits, 'total'];
+  const rows = statuses.map((status) => {
+    const cells = credits.map((credit) => counts[status]![credit] ?? 0);
+    return [status, ...cells.map(String), String(cells.reduce((a, b) => a + b, 0))];
+  });
+  const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => row[i]!.length)));
+  const line = (row: string[]) => `  ${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ')}`;
+  return [line(header), ...rows.map(line)];
 }

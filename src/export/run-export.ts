@@ -90,6 +90,8 @@ export interface ExportSummary {
   };
   /** True when no --created-to was given and the bound was pinned to the export's start. */
   createdToPinned: boolean;
+  /** Rows written per status × credit_status, e.g. { approved: { active: 3, inactive: 1 } }. */
+  counts: Record<string, Record<string, number>>;
   /** With sinceLast: the window's origin. */
   incremental?: IncrementalSummary | undefined;
 }
@@ -142,6 +144,7 @@ async function runExport(
   const near = statePath === undefined ? undefined : new NearBound(createdTo);
   near?.carry(state?.near ?? []);
   let skippedAtBound = 0;
+  const counts: Record<string, Record<string, number>> = {};
   const filters: PageFilters = {
     direction: settings.direction,
     ...(settings.status && { status: settings.status }),
@@ -180,6 +183,10 @@ async function runExport(
       }
       if (clients.length === 0) continue;
       if (near) for (const client of clients) near.add(client.id, client.created_at ?? '');
+      for (const client of clients) {
+        const row = (counts[client.status ?? '?'] ??= {});
+        row[client.credit_status ?? '?'] = (row[client.credit_status ?? '?'] ?? 0) + 1;
+      }
       await output.write(encoder.encode(clients.map(flattenClient)));
       rows += clients.length;
       progress.tick();
@@ -227,6 +234,7 @@ async function runExport(
       direction: settings.direction,
     },
     createdToPinned: settings.createdTo === undefined,
+    counts,
     ...(statePath !== undefined && {
       incremental: {
         state: statePath,
