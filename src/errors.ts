@@ -60,7 +60,6 @@ export const ERROR_CODES = {
   output_exists: 'UsageError',
   state_invalid: 'UsageError',
   state_mismatch: 'UsageError',
-  config_invalid: 'UsageError',
   page_size_refused: 'UsageError',
   port_in_use: 'UsageError',
   xlsx_to_terminal: 'UsageError',
