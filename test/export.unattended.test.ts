@@ -4,11 +4,11 @@
  * and no client's data.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
-import { BIN, cliEnv, makeTempDir, runCli } from './helpers.js';
+import { BIN, cliEnv, makeTempDir, ROOT, runCli } from './helpers.js';
 
 let sandbox: Sandbox;
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
@@ -92,5 +92,30 @@ describe('--log-file', () => {
       if (client.name.length > 3) expect(text).not.toContain(client.name);
       if (client.email.length > 3) expect(text).not.toContain(client.email);
     }
+  }, 60_000);
+});
+
+describe('the README crontab line', () => {
+  it('runs as written against the sandbox (token file and base URL swapped in), twice', async () => {
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    const line = /^15 3 \* \* \* .*$/m.exec(readme)?.[0];
+    expect(line).toBeDefined();
+    const command = line!.slice(line!.indexOf('ccs-bulk export') + 'ccs-bulk '.length);
+    const args = [...command.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!);
+    const dir = join(temp.dir, 'cron');
+    await mkdir(join(dir, 'state'), { recursive: true });
+    await writeFile(join(dir, 'token'), sandbox.token, { mode: 0o600 });
+    const run = args.map((arg, i) => (args[i - 1] === '--token-file' ? join(dir, 'token') : arg));
+    const cron = { CCS_BASE_URL: sandbox.url };
+    const first = await runCli(run, { env: cron, cwd: dir });
+    expect(first.code).toBe(0);
+    sandbox.store.insert({ status: 'approved', name: 'Cron Late' });
+    // The same day's name exists: the second run of the day is refused, as documented.
+    const again = await runCli(run, { env: cron, cwd: dir });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/exists/);
+    const files = await readdir(dir);
+    expect(files.filter((f) => f.endsWith('.csv.gz'))).toHaveLength(1);
+    expect(files).toContain('ccs-bulk.log');
   }, 60_000);
 });
