@@ -181,7 +181,7 @@ function exportFlags<T>(y: Argv<T>) {
       default: EXPORT_DEFAULTS.out,
       requiresArg: true,
       group: OUTPUT,
-      describe: "output file, '-' for stdout",
+      describe: "output file, '-' for stdout; {date} {datetime} {report} are filled in (UTC)",
     })
     .option('format', {
       choices: EXPORT_FORMATS,
@@ -209,6 +209,18 @@ function exportFlags<T>(y: Argv<T>) {
       type: 'number',
       default: EXPORT_DEFAULTS.prefetch,
       describe: 'pages fetched ahead of the writer',
+    })
+    .option('overwrite', { type: 'boolean', group: OUTPUT, describe: 'replace an existing --out file (refused otherwise)' })
+    .option('gzip', { type: 'boolean', group: OUTPUT, describe: 'gzip the file (implied by an --out name ending in .gz)' })
+    .option('log-file', {
+      type: 'string',
+      group: OUTPUT,
+      describe: 'append one JSON line per request attempt and run event (no secrets, no client data)',
+    })
+    .option('since-last', {
+      type: 'string',
+      group: OUTPUT,
+      describe: 'state file: export only clients created since the last successful run (then record this one)',
     });
 }
 

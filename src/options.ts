@@ -78,6 +78,10 @@ export interface ExportFlags extends CommonFlags {
   direction: Direction;
   pageSize: number;
   prefetch: number;
+  sinceLast?: string | undefined;
+  overwrite?: boolean | undefined;
+  gzip?: boolean | undefined;
+  logFile?: string | undefined;
 }
 
 /** Where requests go: the in-process emulator, or a configured service. */
@@ -292,8 +296,16 @@ function parseConcurrency(text: string): number | 'auto' {
   return check(positiveInt('--concurrency', 1024), Number(value));
 }
 
+/** What the command runs: the export's settings plus how this run treats its files. */
+export interface ExportRunOptions extends ExportOptions {
+  sinceLast: string | undefined;
+  overwrite: boolean;
+  gzip: boolean;
+  logFile: string | undefined;
+}
+
 export interface ResolvedExportOptions extends CommonOptions {
-  export: ExportOptions;
+  export: ExportRunOptions;
 }
 
 export async function resolveExportOptions(
@@ -310,11 +322,21 @@ export async function resolveExportOptions(
 }
 
 /** Export flags → ExportOptions, checked as the library checks its settings, named as flags. */
-export function parseExportOptions(argv: ExportFlags): ExportOptions {
+export function parseExportOptions(argv: ExportFlags): ExportRunOptions {
   const out = argv.out.trim();
   if (out === '') throw new UsageError("--out needs a file name, or '-' for stdout", 'bad_option');
+  const sinceLast = argv.sinceLast?.trim();
+  if (sinceLast !== undefined) {
+    if (sinceLast === '') throw new UsageError('--since-last needs a state file name', 'bad_option');
+    if (out === '-') throw new UsageError('--since-last needs --out FILE: the state moves on only once a file is in place', 'bad_option');
+    if (argv.createdTo !== undefined) throw new UsageError('--since-last pins --created-to itself: drop --created-to', 'bad_option');
+  }
   return {
     out,
+    sinceLast,
+    overwrite: argv.overwrite === true,
+    gzip: argv.gzip === true,
+    logFile: argv.logFile,
     ...checkExportSettings(
       {
         format: argv.format,

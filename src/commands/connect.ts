@@ -6,7 +6,7 @@ import { createPrivateKey } from 'node:crypto';
 import type { Io } from '../io.js';
 import type { Connection } from '../options.js';
 import type { Sandbox } from '../sandbox/index.js';
-import { createServiceClient, type ServiceClient } from '../service/client.js';
+import { createServiceClient, type ServiceClient, type ServiceClientOptions } from '../service/client.js';
 import { SERVICE_DEFAULTS } from '../service/defaults.js';
 import type { NetworkSettings } from '../service/dispatcher.js';
 import type { OutageEvent } from '../service/outage.js';
@@ -21,6 +21,7 @@ export interface ConnectOptions {
   needSigner: boolean;
   applicationDateField?: string;
   quiet: boolean;
+  onAttempt?: ServiceClientOptions['onAttempt'];
 }
 
 export interface Connected {
@@ -67,6 +68,7 @@ export async function connect(connection: Connection, options: ConnectOptions, i
     timeouts: { headersMs: options.timeoutMs, bodyMs: options.timeoutMs },
     retry: { retries: options.retries },
     applicationDateField: options.applicationDateField,
+    onAttempt: options.onAttempt,
     signal: io.signal,
     network,
     breaker: outageTimeoutMs === undefined ? undefined : { outageTimeoutMs },

@@ -9,8 +9,9 @@
 import { type ExitCode, StoppedError, UsageError } from '../errors.js';
 import { type ExportSummary, exportClients } from '../export/run-export.js';
 import type { Io } from '../io.js';
-import type { ResolvedExportOptions } from '../options.js';
+import type { Connection, ResolvedExportOptions } from '../options.js';
 import { createProgress, formatDuration, progressDisplay } from '../progress.js';
+import { type LogFile, openLogFile } from '../log-file.js';
 import { connect } from './connect.js';
 
 export async function runExport(options: ResolvedExportOptions, io: Io): Promise<ExitCode> {
@@ -25,8 +26,33 @@ export async function runExport(options: ResolvedExportOptions, io: Io): Promise
       'xlsx_to_terminal',
     );
   }
+  const log = settings.logFile === undefined ? undefined : openLogFile(settings.logFile, 'export');
+  try {
+    return await exportWith(options, options.connection, io, log);
+  } catch (error) {
+    log?.run('run_failed', { error: (error as { code?: string }).code ?? 'error', exit_code: (error as { exitCode?: number }).exitCode ?? 1 });
+    throw error;
+  } finally {
+    log?.close();
+  }
+}
+
+async function exportWith(
+  options: ResolvedExportOptions,
+  connection: Connection,
+  io: Io,
+  log: LogFile | undefined,
+): Promise<ExitCode> {
+  const settings = options.export;
+  const toStdout = settings.out === '-';
+  log?.run('run_started', {
+    out: settings.out,
+    since_last: settings.sinceLast,
+    status: settings.status,
+    credit_status: settings.creditStatus,
+  });
   const connected = await connect(
-    options.connection,
+    connection,
     {
       scheme: options.scheme,
       retries: options.retries,
@@ -35,6 +61,7 @@ export async function runExport(options: ResolvedExportOptions, io: Io): Promise
       connections: settings.prefetch,
       needSigner: false,
       quiet: options.quiet,
+      onAttempt: log && ((event) => log.attempt(event)),
     },
     io,
   );
@@ -45,6 +72,9 @@ export async function runExport(options: ResolvedExportOptions, io: Io): Promise
       ...settings,
       service: connected.service,
       out: toStdout ? io.stdout : settings.out,
+      sinceLast: settings.sinceLast,
+      overwrite: settings.overwrite,
+      gzip: settings.gzip,
       signal: io.signal,
       onProgress: (snapshot) => progress.update(snapshot),
     }).finally(() => progress.stop());
@@ -59,7 +89,16 @@ export async function runExport(options: ResolvedExportOptions, io: Io): Promise
   } finally {
     await connected.close();
   }
-  const report: ExportSummary = { ...summary, out: toStdout ? 'stdout' : settings.out };
+  const report: ExportSummary = { ...summary, out: toStdout ? 'stdout' : summary.out };
+  log?.run('run_finished', {
+    out: report.out,
+    rows: report.rows,
+    pages: report.pages,
+    requests: report.requests,
+    created_from: report.filters.createdFrom,
+    created_to: report.filters.createdTo,
+    exit_code: 0,
+  });
   if (options.json) (toStdout ? io.stderr : io.stdout).write(`${JSON.stringify(report)}\n`);
   if (!options.quiet) io.stderr.write(formatExportSummary(report));
   return 0;
@@ -69,7 +108,7 @@ export function formatExportSummary(summary: ExportSummary): string {
   const { filters } = summary;
   const lines = [
     `Exported ${summary.rows} clients in ${formatDuration(summary.elapsedMs)} (${summary.rowsPerSecond} rows/s) ` +
-      `to ${summary.out} (${summary.format}): ${summary.pages} pages of up to ${summary.pageSize}, ` +
+      `to ${summary.out} (${summary.format}${summary.gzip ? ', gzip' : ''}): ${summary.pages} pages of up to ${summary.pageSize}, ` +
       `page base ${summary.pageBase ?? '?'}, ${filters.direction}`,
   ];
   const where = [
@@ -77,14 +116,46 @@ export function formatExportSummary(summary: ExportSummary): string {
     filters.creditStatus && `credit_status in ${filters.creditStatus.join(',')}`,
     filters.createdFrom && `created_at ≥ ${filters.createdFrom}`,
   ].filter(Boolean);
+  if (summary.rows === 0) {
+    lines.push(
+      summary.format === 'csv'
+        ? '  no client matched: the file holds the header row only'
+        : '  no client matched: the file holds no rows',
+    );
+  }
   if (where.length > 0) lines.push(`  filters: ${where.join(', ')}`);
+  const incremental = summary.incremental;
+  if (incremental) {
+    lines.push(
+      incremental.previousBound === undefined
+        ? `  incremental: first run, ${incremental.state} created`
+        : `  incremental: clients created since the last run (created_at ≥ ${incremental.previousBound}; ` +
+            `${incremental.skippedAtBound} already exported at that bound skipped), ${incremental.state} updated`,
+    );
+  }
   lines.push(
     summary.createdToPinned
       ? `  created_at ≤ ${filters.createdTo}: pinned to the export's start (no --created-to), so clients created during the export are not included`
       : `  created_at ≤ ${filters.createdTo}`,
   );
+  lines.push(...formatCounts(summary.counts));
   if (summary.duplicatesDropped > 0) {
     lines.push(`  ${summary.duplicatesDropped} clients sent again by the service were written once`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** A small status × credit_status table, for the report's reader. */
+function formatCounts(counts: ExportSummary['counts']): string[] {
+  const statuses = Object.keys(counts).sort();
+  if (statuses.length === 0) return [];
+  const credits = [...new Set(statuses.flatMap((status) => Object.keys(counts[status]!)))].sort();
+  const header = ['status', ...credits, 'total'];
+  const rows = statuses.map((status) => {
+    const cells = credits.map((credit) => counts[status]![credit] ?? 0);
+    return [status, ...cells.map(String), String(cells.reduce((a, b) => a + b, 0))];
+  });
+  const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => row[i]!.length)));
+  const line = (row: string[]) => `  ${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ')}`;
+  return [line(header), ...rows.map(line)];
 }

@@ -132,7 +132,8 @@ export function checkExportSettings(
 
 /** The format a file name asks for by its extension, if any. */
 export function formatOf(out: string): ExportFormat | undefined {
-  const extension = /\.([a-z]+)$/i.exec(out)?.[1]?.toLowerCase();
+  // `report.csv.gz` is a compressed CSV.
+  const extension = /\.([a-z]+)(?:\.gz)?$/i.exec(out)?.[1]?.toLowerCase();
   if (extension === 'xlsx') return 'xlsx';
   if (extension === 'jsonl' || extension === 'ndjson') return 'jsonl';
   if (extension === 'csv') return 'csv';

@@ -7,6 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
+import { finished } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
 import { rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { OutputError, UsageError } from '../errors.js';
@@ -22,7 +24,18 @@ export interface Output {
   abort(): Promise<void>;
 }
 
-export async function openOutput(out: string | NodeJS.WritableStream, label = 'stream'): Promise<Output> {
+export interface FileOutputOptions {
+  /** Compress through gzip on the way to the temp file. */
+  gzip?: boolean | undefined;
+  /** Replace an existing file; otherwise an existing file is refused (output_exists) before any request. */
+  overwrite?: boolean | undefined;
+}
+
+export async function openOutput(
+  out: string | NodeJS.WritableStream,
+  label = 'stream',
+  options: FileOutputOptions = {},
+): Promise<Output> {
   if (typeof out !== 'string') return streamOutput(out, label);
   // Found now, not by the rename after the whole export.
   if ((await stat(out).catch(() => undefined))?.isDirectory()) {
@@ -31,13 +44,19 @@ export async function openOutput(out: string | NodeJS.WritableStream, label = 's
       'output_unwritable',
     );
   }
+  if (!options.overwrite && (await stat(out).catch(() => undefined)) !== undefined) {
+    throw new UsageError(
+      `${out} exists: an export never replaces a file silently; pass --overwrite, or a dated name such as --out 'report-{date}.csv'`,
+      'output_exists',
+    );
+  }
   const temp = join(dirname(out), `.${basename(out)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   // 'wx': never follow or reuse someone else's file at the temp name.
-  const stream = createWriteStream(temp, { flags: 'wx', mode: 0o600 });
+  const file = createWriteStream(temp, { flags: 'wx', mode: 0o600 });
   try {
     await new Promise<void>((resolve, reject) => {
-      stream.once('open', () => resolve());
-      stream.once('error', reject);
+      file.once('open', () => resolve());
+      file.once('error', reject);
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
@@ -46,9 +65,16 @@ export async function openOutput(out: string | NodeJS.WritableStream, label = 's
     });
   }
   let failure: Error | undefined;
-  stream.on('error', (error) => {
+  file.on('error', (error) => {
     failure ??= error;
   });
+  // With gzip the writes go to the compressor, which feeds the file (backpressure included).
+  const gzip = options.gzip ? createGzip() : undefined;
+  gzip?.on('error', (error) => {
+    failure ??= error;
+  });
+  gzip?.pipe(file);
+  const stream: NodeJS.WritableStream = gzip ?? file;
   const failed = (error: unknown) => outputFailed(temp, error);
   let done = false;
   const output: Output = {
@@ -63,11 +89,10 @@ export async function openOutput(out: string | NodeJS.WritableStream, label = 's
     },
     async commit() {
       try {
-        await new Promise<void>((resolve, reject) => {
-          if (failure) return reject(failure);
-          stream.once('error', reject);
-          stream.end(() => resolve());
-        });
+        if (failure) throw failure;
+        stream.end();
+        await finished(file);
+        if (failure) throw failure;
         await rename(temp, out);
       } catch (error) {
         throw failed(error);
@@ -77,10 +102,9 @@ export async function openOutput(out: string | NodeJS.WritableStream, label = 's
     async abort() {
       if (done) return;
       done = true;
-      stream.destroy();
-      await new Promise<void>((resolve) =>
-        stream.closed ? resolve() : stream.once('close', () => resolve()),
-      );
+      gzip?.destroy();
+      file.destroy();
+      await new Promise<void>((resolve) => (file.closed ? resolve() : file.once('close', () => resolve())));
       await unlink(temp).catch(() => {});
     },
   };

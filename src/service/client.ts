@@ -51,6 +51,22 @@ export interface Answer {
   ms: number;
 }
 
+/** One request attempt, for audit logs: no header, body or token, only what happened. */
+export interface AttemptEvent {
+  method: 'GET' | 'POST';
+  /** The path without its query. */
+  path: string;
+  /** List Clients: the page asked for. */
+  page: number | undefined;
+  attempt: number;
+  /** HTTP status; undefined when no response came (network error). */
+  status: number | undefined;
+  latencyMs: number;
+  requestId: string | undefined;
+  /** The error code when the attempt failed. */
+  error: string | undefined;
+}
+
 export interface ServiceClientOptions {
   baseUrl: string;
   token: string;
@@ -68,6 +84,8 @@ export interface ServiceClientOptions {
   /** Aborting stops waiting for retries; a request already on the wire finishes. */
   signal?: AbortSignal | undefined;
   onRetry?: ((event: RetryEvent) => void) | undefined;
+  /** Called after every attempt that reached the wire, success or not. */
+  onAttempt?: ((event: AttemptEvent) => void) | undefined;
   /**
    * The circuit breaker: a service that fails everything pauses every request and is probed
    * until it is back or down for outageTimeoutMs (then OutageError). false turns it off.
@@ -227,7 +245,20 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       });
       let failure: ServiceError;
       let retryAfterMs: number | undefined;
-      const since = performance.now();
+      const sentAt = performance.now();
+      let status: number | undefined;
+      let requestId: string | undefined;
+      const observe = (error: { code?: string | undefined } | undefined) =>
+        options.onAttempt?.({
+          method,
+          path: path.split('?')[0] ?? path,
+          page: pageOf(path),
+          attempt,
+          status,
+          latencyMs: Math.round(performance.now() - sentAt),
+          requestId,
+          error: error === undefined ? undefined : (error.code ?? 'error'),
+        });
       try {
         const response = await dispatcher.request({
           origin,
@@ -239,12 +270,13 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           bodyTimeout: timeouts.bodyMs,
         });
         answered = true;
+        status = response.statusCode;
         if (response.statusCode >= 300 && response.statusCode < 400) {
           throw withAttempts(refuseRedirect(response, `${method} ${path}`, options.token), attempt);
         }
         const text = await readBody(response, `${method} ${path}`, { limit: MAX_RESPONSE_BYTES, timeoutMs: timeouts.bodyMs });
-        const requestId = cleanOptional(headerValue(response.headers['x-request-id']), options.token);
-        tell(response.statusCode, since);
+        requestId = cleanOptional(headerValue(response.headers['x-request-id']), options.token);
+        tell(response.statusCode, sentAt);
         if (!isOutageStatus(response.statusCode)) gate?.answered();
         if (response.statusCode >= 200 && response.statusCode < 300) {
           const parsed = schema.safeParse(parseJson(text));
@@ -255,14 +287,18 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
               { code: 'bad_response' },
             );
           }
+          observe(undefined);
           return { data: parsed.data.data, status: response.statusCode, attempts: attempt, requestId };
         }
         failure = errorFromResponse(response.statusCode, text, requestId, options.token);
         if (!isRetryableStatus(response.statusCode)) throw withAttempts(failure, attempt);
         retryAfterMs = parseRetryAfter(headerValue(response.headers['retry-after']), Date.now());
       } catch (error) {
-        if (error instanceof ServiceError) throw error;
-        tell(undefined, since);
+        if (error instanceof ServiceError) {
+          observe(error);
+          throw error;
+        }
+        tell(undefined, sentAt);
         // A request undici refuses to build (a header with a newline, say) fails the same way every time.
         if ((error as { code?: unknown }).code === 'UND_ERR_INVALID_ARG') {
           throw new ServiceError(`cannot send ${method} ${path}: ${networkReason(error)}`, { type: 'client_error' }, { code: 'invalid_request' });
@@ -275,6 +311,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           cause: error,
         });
       }
+      observe(failure);
       const outageFailure = failure.status === undefined || isOutageStatus(failure.status);
       if (gate && outageFailure && !gate.failed(failure.message)) {
         // Connections failing in a row before the service ever answered: not an outage to wait out.
@@ -425,4 +462,10 @@ function waitUntil(instant: number, signal: AbortSignal | undefined): Promise<vo
     }
     signal?.addEventListener('abort', abort, { once: true });
   });
+}
+
+/** The page number of a List Clients path, if any. */
+function pageOf(path: string): number | undefined {
+  const page = /[?&]page=(\d+)/.exec(path)?.[1];
+  return page === undefined ? undefined : Number(page);
 }

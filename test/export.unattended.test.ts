@@ -1,0 +1,121 @@
+/**
+ * Unattended exports: one run per output file and per state file (a second is refused, exit 2,
+ * naming the first), and --log-file: a JSON line per attempt and run event, holding no secret
+ * and no client's data.
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
+import { BIN, cliEnv, makeTempDir, ROOT, runCli } from './helpers.js';
+
+let sandbox: Sandbox;
+let temp: Awaited<ReturnType<typeof makeTempDir>>;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ seed: 400, seedRandom: 9 });
+  temp = await makeTempDir();
+  env = { CCS_BASE_URL: sandbox.url, CCS_TOKEN: sandbox.token };
+});
+afterAll(async () => {
+  await sandbox?.close();
+  await temp?.cleanup();
+});
+
+describe('one run per output and state file', () => {
+  it('a second run on the same --out or the same --since-last state is refused, naming the first', async () => {
+    const dir = join(temp.dir, 'locks');
+    await mkdir(dir);
+    const state = join(dir, 'state.json');
+    sandbox.setFaults({ latencyMs: 200 });
+    const requests = sandbox.stats.requests;
+    const child = spawn(process.execPath, [BIN, 'export', '--out', join(dir, 'a.csv'), '--since-last', state, '--page-size', '10', '--prefetch', '1', '--quiet'], {
+      env: cliEnv(env),
+      stdio: 'ignore',
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      while (sandbox.stats.requests < requests + 2) await new Promise((resolve) => setTimeout(resolve, 20));
+      const sameOut = await runCli(['export', '--out', join(dir, 'a.csv'), '--overwrite'], { env });
+      expect(sameOut.code).toBe(2);
+      expect(sameOut.stderr).toMatch(new RegExp(`the export file .*a\\.csv: it is in use by another ccs-bulk run \\(pid ${child.pid} `));
+      const sameState = await runCli(['export', '--out', join(dir, 'b.csv'), '--since-last', state], { env });
+      expect(sameState.code).toBe(2);
+      expect(sameState.stderr).toMatch(new RegExp(`the state file .*state\\.json: it is in use by another ccs-bulk run \\(pid ${child.pid} `));
+    } finally {
+      sandbox.setFaults({ latencyMs: 0 });
+    }
+    expect(await exited).toBe(0);
+    expect(JSON.parse(await readFile(state, 'utf8')).last.rows).toBe(400);
+  }, 60_000);
+});
+
+describe('--log-file', () => {
+  it('one JSON line per attempt and run event, with no token, key or client field in it', async () => {
+    const log = join(temp.dir, 'night.log');
+    sandbox.setFaults({ failRate: 0.3 });
+    let result;
+    try {
+      result = await runCli(['export', '--out', join(temp.dir, 'logged.csv'), '--page-size', '50', '--log-file', log, '--quiet'], { env });
+    } finally {
+      sandbox.setFaults({ failRate: 0 });
+    }
+    expect(result.code).toBe(0);
+    const failed = await runCli(['export', '--out', join(temp.dir, 'logged.csv'), '--log-file', log], { env });
+    expect(failed.code).toBe(2);
+    const text = await readFile(log, 'utf8');
+    const lines = text.trim().split('\n').map((line) => JSON.parse(line));
+    const attempts = lines.filter((line) => line.kind === 'attempt');
+    expect(attempts.length).toBeGreaterThanOrEqual(9);
+    expect(attempts.some((line) => line.status >= 500 && line.error !== undefined)).toBe(true);
+    for (const line of attempts) {
+      expect(line).toMatchObject({ operation: 'list_clients', command: 'export' });
+      expect(typeof line.latency_ms).toBe('number');
+      expect(typeof line.page).toBe('number');
+      expect(typeof line.attempt).toBe('number');
+      expect(line.time).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+    }
+    expect(attempts.some((line) => typeof line.request_id === 'string')).toBe(true);
+    expect(lines.filter((line) => line.kind === 'run').map((line) => line.event)).toEqual([
+      'run_started',
+      'run_finished',
+      'run_started',
+      'run_failed',
+    ]);
+    expect(lines.at(-1)).toMatchObject({ error: 'output_exists', exit_code: 2 });
+    // No secret, no personal data: the token, the key, any client's name or email.
+    expect(text).not.toContain(sandbox.token);
+    expect(text).not.toMatch(/PRIVATE KEY|lk_sandbox_|authorization|bearer/i);
+    for (const client of sandbox.store.all()) {
+      if (client.name.length > 3) expect(text).not.toContain(client.name);
+      if (client.email.length > 3) expect(text).not.toContain(client.email);
+    }
+  }, 60_000);
+});
+
+describe('the README crontab line', () => {
+  it('runs as written against the sandbox (token file and base URL swapped in), twice', async () => {
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    const line = /^15 3 \* \* \* .*$/m.exec(readme)?.[0];
+    expect(line).toBeDefined();
+    const command = line!.slice(line!.indexOf('ccs-bulk export') + 'ccs-bulk '.length);
+    const args = [...command.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!);
+    const dir = join(temp.dir, 'cron');
+    await mkdir(join(dir, 'state'), { recursive: true });
+    await writeFile(join(dir, 'token'), sandbox.token, { mode: 0o600 });
+    const run = args.map((arg, i) => (args[i - 1] === '--token-file' ? join(dir, 'token') : arg));
+    const cron = { CCS_BASE_URL: sandbox.url };
+    const first = await runCli(run, { env: cron, cwd: dir });
+    expect(first.code).toBe(0);
+    sandbox.store.insert({ status: 'approved', name: 'Cron Late' });
+    // The same day's name exists: the second run of the day is refused, as documented.
+    const again = await runCli(run, { env: cron, cwd: dir });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/exists/);
+    const files = await readdir(dir);
+    expect(files.filter((f) => f.endsWith('.csv.gz'))).toHaveLength(1);
+    expect(files).toContain('ccs-bulk.log');
+  }, 60_000);
+});
