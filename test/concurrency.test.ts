@@ -91,6 +91,13 @@ describe('concurrency controller: over many windows', () => {
     expect(after.at(-1)!).toBeGreaterThan(Math.min(...after));
   });
 
+  it('a latency rise alone never pushes the limit below half of where it began', () => {
+    let s = healthy(initialState(20, { min: 1, max: 20 }), 3, 20, true, { min: 1, max: 20 });
+    for (let i = 0; i < 8; i++) s = feed(s, answers(s, { ok: Math.max(s.limit, 4) + s.ignore, latencyMs: 300 }), { min: 1, max: 20 });
+    expect(s.limit).toBe(10);
+    expect(s.riseFloor).toBe(10);
+  });
+
   it('a latency drop raises nothing by itself but keeps growth going', () => {
     let s = healthy(initialState(8, bounds), 2, 300);
     const before = s.limit;

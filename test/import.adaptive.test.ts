@@ -4,12 +4,13 @@ import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
 import { CLIENT_HEADER, readResults, runCli, useSandbox, validRows } from './helpers.js';
 
-// 150 requests a second through a one-second token bucket, 20 ms per request: about 3 in flight fit.
-const ctx = useSandbox({ rateLimit: 150, latencyMs: 20, retryAfterSeconds: 1, seedRandom: 16 });
+// 40 requests a second through a one-second token bucket, 20 ms per request: one in flight
+// nearly fits. Low enough that even a busy machine signs faster, so the limit is really hit.
+const ctx = useSandbox({ rateLimit: 40, latencyMs: 20, retryAfterSeconds: 1, seedRandom: 16 });
 
 describe('--concurrency auto against a rate-limited service', () => {
   it('finds the limit: few 429s, a settled limit near rate × latency, every row created once', async () => {
-    const rows = 700;
+    const rows = 300;
     const input = join(ctx.dir, 'limited.csv');
     await writeFile(input, stringify([CLIENT_HEADER, ...validRows(rows)]));
     const results = join(ctx.dir, 'limited.results.csv');
@@ -19,12 +20,13 @@ describe('--concurrency auto against a rate-limited service', () => {
     const summary = JSON.parse(run.stdout);
     expect(summary.counts).toMatchObject({ created: rows, failed: 0 });
     expect(summary.concurrency).toMatchObject({ mode: 'auto', max: 64 });
-    // Far below the 64 it may grow to: the 429s taught it where the limit is.
+    // Far below the 8 it starts at and the 64 it may grow to: the 429s taught it where the limit is.
     expect(summary.concurrency.settled).toBeGreaterThanOrEqual(1);
-    expect(summary.concurrency.settled).toBeLessThanOrEqual(12);
+    expect(summary.concurrency.settled).toBeLessThanOrEqual(4);
     const { requests } = ctx.sandbox.stats;
     const throttled = ctx.sandbox.stats.faults.rateLimited;
-    expect(throttled / requests).toBeLessThan(0.05);
+    expect(throttled).toBeGreaterThan(0);
+    expect(throttled / requests).toBeLessThan(0.08);
     expect(ctx.sandbox.store.size).toBe(rows);
     const lines = await readResults(results);
     expect(lines.filter((l) => l[1] === 'created')).toHaveLength(rows);
@@ -33,7 +35,7 @@ describe('--concurrency auto against a rate-limited service', () => {
 
   it('a pinned --concurrency stays where it is put', async () => {
     const input = join(ctx.dir, 'pinned.csv');
-    await writeFile(input, stringify([CLIENT_HEADER, ...validRows(40, 9000)]));
+    await writeFile(input, stringify([CLIENT_HEADER, ...validRows(20, 9000)]));
     const run = await runCli(['import', input, '--concurrency', '2', '--json', '--quiet'], { env: ctx.env() });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).concurrency).toMatchObject({ mode: 'fixed', current: 2, settled: 2 });

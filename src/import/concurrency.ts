@@ -7,7 +7,8 @@
  * - a 429 in the window (or 5xx and timeouts above OVERLOAD_SHARE of it): multiplicative
  *   decrease to the share that got through (limit × ok/total, at most × DECREASE), and the
  *   new limit becomes the ceiling;
- * - mean latency above LATENCY_RISE × its recent minimum: decrease by DECREASE;
+ * - mean latency above LATENCY_RISE × its recent minimum: decrease by DECREASE, to no less
+ *   than half the limit the rise began at (a slower service is not a queue of ours);
  * - otherwise, if every slot was busy: grow by a quarter while no ceiling is known (slow
  *   start), up to just under the ceiling as fast, and past it by one per PROBE_WINDOWS.
  * A window where the slots were not all busy (signing or reading could not feed them)
@@ -38,6 +39,8 @@ export interface ControllerState {
   readonly ignore: number;
   /** Healthy full windows at or above the ceiling since the last probe. */
   readonly calm: number;
+  /** While latency stays risen: the lowest limit it may push to. */
+  readonly riseFloor: number | undefined;
 }
 
 interface WindowTally {
@@ -64,7 +67,7 @@ export const OVERLOAD_SHARE = 0.05;
 const EMPTY: WindowTally = { answers: 0, ok: 0, throttled: 0, overloaded: 0, latencySum: 0, busiest: 0 };
 
 export function initialState(limit: number, bounds: ControllerBounds): ControllerState {
-  return { limit: clamp(limit, bounds), ceiling: undefined, recentMeans: [], window: EMPTY, ignore: 0, calm: 0 };
+  return { limit: clamp(limit, bounds), ceiling: undefined, recentMeans: [], window: EMPTY, ignore: 0, calm: 0, riseFloor: undefined };
 }
 
 /** One answer in: the state after it (its `limit` is the next limit). */
@@ -83,7 +86,8 @@ export function observe(state: ControllerState, seen: Observation, bounds: Contr
   return judge({ ...state, window: EMPTY }, window, bounds);
 }
 
-function judge(state: ControllerState, w: WindowTally, bounds: ControllerBounds): ControllerState {
+function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds): ControllerState {
+  let state = judged;
   const { limit } = state;
   if (w.throttled > 0 || w.overloaded > w.answers * OVERLOAD_SHARE) {
     const next = clamp(Math.floor(limit * Math.min(DECREASE, w.ok / w.answers)), bounds);
@@ -95,9 +99,11 @@ function judge(state: ControllerState, w: WindowTally, bounds: ControllerBounds)
   const recentMeans = [...state.recentMeans, mean].slice(-BASELINE_WINDOWS);
   const baseline = Math.min(...recentMeans);
   if (mean > baseline * LATENCY_RISE + LATENCY_SLACK_MS) {
-    const next = clamp(Math.floor(limit * DECREASE), bounds);
-    return { ...state, recentMeans, limit: next, ignore: Math.max(0, limit - next), calm: 0 };
+    const riseFloor = state.riseFloor ?? Math.ceil(limit / 2);
+    const next = clamp(Math.max(riseFloor, Math.floor(limit * DECREASE)), bounds);
+    return { ...state, recentMeans, riseFloor, limit: next, ignore: Math.max(0, limit - next), calm: 0 };
   }
+  state = { ...state, riseFloor: undefined };
   if (w.busiest < limit) return { ...state, recentMeans };
   const { ceiling } = state;
   if (ceiling === undefined) return { ...state, recentMeans, limit: clamp(limit + Math.ceil(limit / 4), bounds) };
