@@ -1,5 +1,5 @@
 /** Shared test plumbing: temp dirs, the built CLI as a child process, sandbox key files. */
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,22 +47,27 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
   const env = cliEnv(options.env);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env, stdio: 'pipe' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
+    const output = collectOutput(child);
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
+      resolve({ code, signal, stdout: output.stdout, stderr: output.stderr });
     });
     child.stdin.end(options.input ?? '');
   });
+}
+
+/** A child's stdout and stderr as text, growing as it writes. */
+export function collectOutput(child: ChildProcessWithoutNullStreams): { stdout: string; stderr: string } {
+  const output = { stdout: '', stderr: '' };
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    output.stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    output.stderr += chunk;
+  });
+  return output;
 }
 
 /** Writes the sandbox's private key where the CLI can read it (mode 0600, as a user would). */

@@ -1,6 +1,6 @@
 /** Shared by the hostile-input and hostile-server tests: the CLI with its peak memory measured. */
 import { spawn } from 'node:child_process';
-import { BIN, type CliOptions, type CliResult, cliEnv, ROOT } from './helpers.js';
+import { BIN, type CliOptions, type CliResult, cliEnv, collectOutput, ROOT } from './helpers.js';
 
 export interface MeasuredResult extends CliResult {
   /** The child's peak resident set size (GNU time %M), in MiB. */
@@ -29,19 +29,14 @@ export function runCliMeasured(
       ...(options.uid !== undefined && { uid: options.uid }),
       ...(options.gid !== undefined && { gid: options.gid }),
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
+    const output = collectOutput(child);
     // Killing time(1) would leave the CLI running: the whole process group goes.
     const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), options.timeoutMs ?? 60_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      const { stdout } = output;
+      let { stderr } = output;
       const at = stderr.lastIndexOf(MARK);
       const kb = at >= 0 ? Number(stderr.slice(at + MARK.length).trim()) : Number.NaN;
       if (at >= 0) stderr = stderr.slice(0, at);
