@@ -12,7 +12,7 @@ import { SERVICE_DEFAULTS } from './service/defaults.js';
 
 export const CONFIG_FILE = 'ccs-bulk.config.json';
 
-const list = z.union([z.string(), z.array(z.string()).min(1)]);
+const list = z.union([z.string(), z.array(z.string()).min(1)], { error: 'must be a comma list or an array of strings' });
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the NAME of an environment variable, not its value');
 const path = z.string().min(1);
 
@@ -156,9 +156,8 @@ export async function loadConfig(flag: string | undefined, env: NodeJS.ProcessEn
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    const keys = issue.code === 'unrecognized_keys' ? ` ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : '';
     const where = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
-    throw invalid(file, `${where}: ${issue.message}${keys}`);
+    throw invalid(file, `${where}: ${issue.message}`);
   }
   return { file, config: parsed.data };
 }
