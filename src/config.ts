@@ -13,7 +13,10 @@ import { SERVICE_DEFAULTS } from './service/defaults.js';
 export const CONFIG_FILE = 'ccs-bulk.config.json';
 
 const list = z.union([z.string(), z.array(z.string()).min(1)], { error: 'must be a comma list or an array of strings' });
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the NAME of an environment variable, not its value');
+const envName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the NAME of an environment variable, not its value')
+  .refine((name) => !/^lk_/i.test(name), 'holds a token: give the NAME of the environment variable holding it');
 const path = z.string().min(1);
 
 const connectionSchema = z
