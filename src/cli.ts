@@ -12,6 +12,7 @@ import { DEFAULT_FAULTS } from './sandbox/faults.js';
 import { SANDBOX_DEFAULTS } from './sandbox/defaults.js';
 import { SERVICE_DEFAULTS } from './service/defaults.js';
 
+/** config.ts's CONFIG_FILE, repeated: importing config.ts would load zod for `--help`. */
 const CONFIG_FILE = 'ccs-bulk.config.json';
 
 const CONNECTION = 'Connection:';
