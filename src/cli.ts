@@ -7,9 +7,13 @@ import { UsageError } from './errors.js';
 import { EXPORT_DEFAULTS, EXPORT_FORMATS } from './export/defaults.js';
 import { DATE_FORMATS, IMPORT_DEFAULTS } from './import/defaults.js';
 import type { Io } from './io.js';
+import type { CheckFlags, ExportFlags, ImportFlags } from './options.js';
 import { DEFAULT_FAULTS } from './sandbox/faults.js';
 import { SANDBOX_DEFAULTS } from './sandbox/defaults.js';
 import { SERVICE_DEFAULTS } from './service/defaults.js';
+
+/** config.ts's CONFIG_FILE, repeated: importing config.ts would load zod for `--help`. */
+const CONFIG_FILE = 'ccs-bulk.config.json';
 
 const CONNECTION = 'Connection:';
 const INPUT = 'Input:';
@@ -38,13 +42,13 @@ function connectionFlags<T>(y: Argv<T>) {
     .option('timeout', {
       type: 'number',
       group: CONNECTION,
-      default: SERVICE_DEFAULTS.timeoutMs / 1000,
+      defaultDescription: String(SERVICE_DEFAULTS.timeoutMs / 1000),
       describe: 'seconds to wait for a response',
     })
     .option('retries', {
       type: 'number',
       group: CONNECTION,
-      default: SERVICE_DEFAULTS.retries,
+      defaultDescription: String(SERVICE_DEFAULTS.retries),
       describe: 'retries per request',
     })
     .option('proxy', {
@@ -70,8 +74,17 @@ function connectionFlags<T>(y: Argv<T>) {
     .option('outage-timeout', {
       type: 'number',
       group: CONNECTION,
-      default: SERVICE_DEFAULTS.outageTimeoutS,
+      defaultDescription: String(SERVICE_DEFAULTS.outageTimeoutS),
       describe: 'seconds the service may stay down mid-run (the run pauses) before it stops, resumable',
+    })
+    .option('config', {
+      type: 'string',
+      requiresArg: true,
+      describe: `config file: connection settings, defaults, reports (env CCS_CONFIG; default ./${CONFIG_FILE} if present)`,
+    })
+    .option('print-config', {
+      type: 'boolean',
+      describe: 'print the resolved settings as JSON (where each came from; secrets redacted) and exit',
     })
     .option('quiet', { type: 'boolean', alias: 'q', describe: 'no progress on stderr' })
     .option('progress-interval', {
@@ -92,8 +105,15 @@ function schemeFlags<T>(y: Argv<T>, group: string) {
     .option('signature-padding', { choices: ['pkcs1', 'pss'] as const, default: SERVICE_DEFAULTS.scheme.padding, group });
 }
 
+/** The client's scheme: defaults applied after the config file (config.ts), shown in --help. */
+function clientSchemeFlags<T>(y: Argv<T>, group: string) {
+  return y
+    .option('signature-hash', { choices: ['sha256', 'sha512'] as const, defaultDescription: SERVICE_DEFAULTS.scheme.hash, group })
+    .option('signature-padding', { choices: ['pkcs1', 'pss'] as const, defaultDescription: SERVICE_DEFAULTS.scheme.padding, group });
+}
+
 function signingFlags<T>(y: Argv<T>) {
-  return schemeFlags(y, CONNECTION).option('signing-key', {
+  return clientSchemeFlags(y, CONNECTION).option('signing-key', {
     type: 'string',
     group: CONNECTION,
     describe: 'RSA-4096 private key PEM file (env CCS_SIGNING_KEY_FILE)',
@@ -121,7 +141,7 @@ function importFlags<T>(y: Argv<T>) {
       group: INPUT,
       describe: 'field=Header for a column the matcher does not find (repeatable)',
     })
-    .option('date-format', { choices: DATE_FORMATS, default: IMPORT_DEFAULTS.dateFormat, group: INPUT })
+    .option('date-format', { choices: DATE_FORMATS, defaultDescription: IMPORT_DEFAULTS.dateFormat, group: INPUT })
     .option('encoding', { type: 'string', group: INPUT, describe: 'input encoding (detected when absent)' })
     .option('delimiter', { type: 'string', group: INPUT, describe: 'field delimiter (detected when absent)' })
     .option('sheet', { type: 'string', group: INPUT, describe: 'spreadsheet sheet name or 1-based number' })
@@ -138,25 +158,25 @@ function importFlags<T>(y: Argv<T>) {
     })
     .option('application-date-field', {
       type: 'string',
-      default: IMPORT_DEFAULTS.applicationDateField,
+      defaultDescription: IMPORT_DEFAULTS.applicationDateField,
       group: SENDING,
       describe: 'wire name of the application date',
     })
     .option('liquidity-type', {
       type: 'string',
-      default: IMPORT_DEFAULTS.liquidityType,
+      defaultDescription: IMPORT_DEFAULTS.liquidityType,
       group: SENDING,
       describe: 'liquidity_type for rows without that column',
     })
     .option('concurrency', {
       type: 'string',
-      default: String(IMPORT_DEFAULTS.concurrency),
+      defaultDescription: String(IMPORT_DEFAULTS.concurrency),
       group: SENDING,
       describe: "requests in flight: 'auto' finds it while the run goes, a number pins it",
     })
     .option('max-concurrency', {
       type: 'number',
-      default: IMPORT_DEFAULTS.maxConcurrency,
+      defaultDescription: String(IMPORT_DEFAULTS.maxConcurrency),
       group: SENDING,
       describe: "upper bound for --concurrency auto",
     })
@@ -178,7 +198,7 @@ function exportFlags<T>(y: Argv<T>) {
   return connectionFlags(y)
     .option('out', {
       type: 'string',
-      default: EXPORT_DEFAULTS.out,
+      defaultDescription: EXPORT_DEFAULTS.out,
       requiresArg: true,
       group: OUTPUT,
       describe: "output file, '-' for stdout; {date} {datetime} {report} are filled in (UTC)",
@@ -192,7 +212,7 @@ function exportFlags<T>(y: Argv<T>) {
     .option('bom', { type: 'boolean', group: OUTPUT, describe: 'start the CSV with a UTF-8 BOM (Excel)' })
     .option('escape-formulas', {
       type: 'boolean',
-      default: EXPORT_DEFAULTS.escapeFormulas,
+      defaultDescription: String(EXPORT_DEFAULTS.escapeFormulas),
       group: OUTPUT,
       describe: "CSV: prefix cells starting with = + - @ tab CR with ' (--no-escape-formulas to turn off)",
     })
@@ -203,11 +223,11 @@ function exportFlags<T>(y: Argv<T>) {
       type: 'string',
       describe: 'ISO date or date-time, inclusive (a date means the whole day)',
     })
-    .option('direction', { choices: ['asc', 'desc'] as const, default: EXPORT_DEFAULTS.direction })
-    .option('page-size', { type: 'number', default: EXPORT_DEFAULTS.pageSize, describe: 'clients per page' })
+    .option('direction', { choices: ['asc', 'desc'] as const, defaultDescription: EXPORT_DEFAULTS.direction })
+    .option('page-size', { type: 'number', defaultDescription: String(EXPORT_DEFAULTS.pageSize), describe: 'clients per page' })
     .option('prefetch', {
       type: 'number',
-      default: EXPORT_DEFAULTS.prefetch,
+      defaultDescription: String(EXPORT_DEFAULTS.prefetch),
       describe: 'pages fetched ahead of the writer',
     })
     .option('overwrite', { type: 'boolean', group: OUTPUT, describe: 'replace an existing --out file (refused otherwise)' })
@@ -216,6 +236,11 @@ function exportFlags<T>(y: Argv<T>) {
       type: 'string',
       group: OUTPUT,
       describe: 'append one JSON line per request attempt and run event (no secrets, no client data)',
+    })
+    .option('report', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'run the named report of the config file (its filters, columns, format, --out, state)',
     })
     .option('since-last', {
       type: 'string',
@@ -326,6 +351,15 @@ function definedOnly<T extends object>(values: { [K in keyof T]: T[K] | undefine
 
 type ImportArgv = Awaited<ReturnType<typeof importFlags>['argv']>;
 
+/** What the config layer reads of any service command's arguments. */
+interface RawArgv {
+  config?: string | undefined;
+  report?: string | undefined;
+  printConfig?: boolean | undefined;
+  sandbox?: boolean | undefined;
+  tokenFile?: string | undefined;
+}
+
 function checkFlags<T>(y: Argv<T>) {
   return signingFlags(connectionFlags(y)).option('detect-signature', {
     type: 'boolean',
@@ -337,10 +371,20 @@ function checkFlags<T>(y: Argv<T>) {
 /** Parses argv and runs the command; resolves to the command's exit code. */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   let exitCode = 0;
+  /** flags > env > config file > defaults, once; `--print-config` stops here. */
+  const layered = async <T>(args: RawArgv, command: 'import' | 'export' | 'check'): Promise<T | undefined> => {
+    const { layerConfig, formatResolved } = await import('./config.js');
+    const layers = await layerConfig<T>(args, env, command);
+    if (args.printConfig !== true) return layers.flags;
+    io.stdout.write(formatResolved(layers));
+    return undefined;
+  };
   const importOrValidate = async (args: ImportArgv, dryRun: boolean) => {
+    const flags = await layered<ImportFlags>(args, 'import');
+    if (flags === undefined) return 0;
     const { resolveImportOptions } = await import('./options.js');
     const { runImport } = await import('./commands/import.js');
-    return runImport(await resolveImportOptions(args, env, { dryRun, commandLine: argv }), io);
+    return runImport(await resolveImportOptions(flags, env, { dryRun, commandLine: argv }), io);
   };
   await yargs(argv)
     .scriptName('ccs-bulk')
@@ -384,9 +428,11 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
             'all of January (UTC), for Excel',
           ),
       async (args) => {
+        const flags = await layered<ExportFlags>(args, 'export');
+        if (flags === undefined) return;
         const { resolveExportOptions } = await import('./options.js');
         const { runExport } = await import('./commands/export.js');
-        exitCode = await runExport(await resolveExportOptions(args, env), io);
+        exitCode = await runExport(await resolveExportOptions(flags, env), io);
       },
     )
     .command(
@@ -442,9 +488,11 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
           .example('$0 check --detect-signature', 'find the signature scheme the service accepts')
           .example('$0 check --proxy http://proxy.corp:3128 --ca-file corp-ca.pem --json', 'behind a proxy and a company CA, for a script'),
       async (args) => {
+        const flags = await layered<CheckFlags>(args, 'check');
+        if (flags === undefined) return;
         const { resolveCheckOptions } = await import('./check/options.js');
         const { runCheck } = await import('./commands/check.js');
-        exitCode = await runCheck(await resolveCheckOptions(args, env), io);
+        exitCode = await runCheck(await resolveCheckOptions(flags, env), io);
       },
     )
     .command('results', "work with results files: merge the shards' files (--shard) into one", (y) =>

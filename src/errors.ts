@@ -58,6 +58,8 @@ export const ERROR_CODES = {
   same_file: 'UsageError',
   output_locked: 'UsageError',
   output_exists: 'UsageError',
+  config_invalid: 'UsageError',
+  report_unknown: 'UsageError',
   state_invalid: 'UsageError',
   state_mismatch: 'UsageError',
   page_size_refused: 'UsageError',

@@ -24,6 +24,8 @@ import { checkBaseUrl } from './service/url.js';
 export interface CommonFlags extends NetworkArgv {
   baseUrl?: string | undefined;
   tokenFile?: string | undefined;
+  /** The variable holding the token, named by the config file's tokenEnv (after CCS_TOKEN). */
+  tokenEnv?: string | undefined;
   sandbox?: boolean | undefined;
   timeout: number;
   retries: number;
@@ -82,6 +84,8 @@ export interface ExportFlags extends CommonFlags {
   overwrite?: boolean | undefined;
   gzip?: boolean | undefined;
   logFile?: string | undefined;
+  /** The config file's report this run is (`{report}` in --out). */
+  report?: string | undefined;
 }
 
 /** Where requests go: the in-process emulator, or a configured service. */
@@ -160,7 +164,10 @@ function parseMap(entries: readonly string[] | undefined): Partial<Record<Field,
 const ENV_HELP =
   'set CCS_BASE_URL and CCS_TOKEN (or --base-url and --token-file), or use --sandbox for a local rehearsal';
 
-async function readToken(argv: { tokenFile?: string | undefined }, env: NodeJS.ProcessEnv): Promise<string> {
+async function readToken(
+  argv: { tokenFile?: string | undefined; tokenEnv?: string | undefined },
+  env: NodeJS.ProcessEnv,
+): Promise<string> {
   if (argv.tokenFile !== undefined) {
     let text: string;
     try {
@@ -181,16 +188,22 @@ async function readToken(argv: { tokenFile?: string | undefined }, env: NodeJS.P
     }
     return token;
   }
-  const token = env.CCS_TOKEN?.trim();
-  if (!token) throw new UsageError(`no API token: ${ENV_HELP}`, 'token_missing');
+  const variable = env.CCS_TOKEN?.trim() || argv.tokenEnv === undefined ? 'CCS_TOKEN' : argv.tokenEnv;
+  const token = env[variable]?.trim();
+  if (!token) {
+    throw new UsageError(
+      variable === 'CCS_TOKEN' ? `no API token: ${ENV_HELP}` : `no API token: ${variable} (the config file's connection.tokenEnv) is not set`,
+      'token_missing',
+    );
+  }
   if (/[\s\x00-\x1f\x7f]/.test(token)) {
-    throw new UsageError('CCS_TOKEN holds spaces or control characters; set it to the token alone', 'token_invalid');
+    throw new UsageError(`${variable} holds spaces or control characters; set it to the token alone`, 'token_invalid');
   }
   return token;
 }
 
 export async function resolveConnection(
-  argv: { sandbox?: boolean | undefined; baseUrl?: string | undefined; tokenFile?: string | undefined } & NetworkArgv,
+  argv: { sandbox?: boolean | undefined; baseUrl?: string | undefined; tokenFile?: string | undefined; tokenEnv?: string | undefined } & NetworkArgv,
   env: NodeJS.ProcessEnv,
   signingKeyFile: string | undefined,
 ): Promise<Connection> {
@@ -302,6 +315,7 @@ export interface ExportRunOptions extends ExportOptions {
   overwrite: boolean;
   gzip: boolean;
   logFile: string | undefined;
+  report: string | undefined;
 }
 
 export interface ResolvedExportOptions extends CommonOptions {
@@ -337,6 +351,7 @@ export function parseExportOptions(argv: ExportFlags): ExportRunOptions {
     overwrite: argv.overwrite === true,
     gzip: argv.gzip === true,
     logFile: argv.logFile,
+    report: argv.report,
     ...checkExportSettings(
       {
         format: argv.format,

@@ -47,6 +47,7 @@ async function exportWith(
   const toStdout = settings.out === '-';
   log?.run('run_started', {
     out: settings.out,
+    report: settings.report,
     since_last: settings.sinceLast,
     status: settings.status,
     credit_status: settings.creditStatus,
