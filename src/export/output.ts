@@ -13,6 +13,11 @@ import { rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { OutputError, UsageError } from '../errors.js';
 
+/** A hidden, unique name beside `path` (same directory: the rename into place is atomic). */
+export function tempBeside(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
 export interface Output {
   /** The final path, or the stream's label. */
   readonly target: string;
@@ -50,7 +55,7 @@ export async function openOutput(
       'output_exists',
     );
   }
-  const temp = join(dirname(out), `.${basename(out)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const temp = tempBeside(out);
   // 'wx': never follow or reuse someone else's file at the temp name.
   const file = createWriteStream(temp, { flags: 'wx', mode: 0o600 });
   try {

@@ -7,11 +7,10 @@
  * service that compares in seconds, or rounds, still never repeats a client. The state is
  * replaced (temp file, then rename) only after the output was committed.
  */
-import { randomBytes } from 'node:crypto';
 import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
+import { tempBeside } from './output.js';
 
 const STATE_VERSION = 1;
 
@@ -113,7 +112,7 @@ export class NearBound {
 
 /** Replaces the state atomically: a crash leaves the old state or the new one, never half. */
 export async function writeState(path: string, state: SinceLastState): Promise<void> {
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const temp = tempBeside(path);
   try {
     await writeFile(temp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
     await rename(temp, path);
