@@ -184,9 +184,6 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   // Once the service has answered, DNS, TCP, TLS and the proxy are known to work.
   let answered = false;
   const listeners = new Set<(answer: Answer) => void>();
-  const tell = (status: number | undefined, since: number) => {
-    for (const listener of listeners) listener({ status, ms: performance.now() - since });
-  };
   const gate: OutageGate | undefined =
     options.breaker === false
       ? undefined
@@ -248,17 +245,21 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       const sentAt = performance.now();
       let status: number | undefined;
       let requestId: string | undefined;
-      const observe = (error: { code?: string | undefined } | undefined) =>
+      // Once per attempt, its outcome: for the concurrency controller and the audit log alike.
+      const observe = (error: { code?: string | undefined } | undefined) => {
+        const ms = performance.now() - sentAt;
+        for (const listener of listeners) listener({ status, ms });
         options.onAttempt?.({
           method,
           path: path.split('?')[0] ?? path,
           page: pageOf(path),
           attempt,
           status,
-          latencyMs: Math.round(performance.now() - sentAt),
+          latencyMs: Math.round(ms),
           requestId,
           error: error === undefined ? undefined : (error.code ?? 'error'),
         });
+      };
       try {
         const response = await dispatcher.request({
           origin,
@@ -276,7 +277,6 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         }
         const text = await readBody(response, `${method} ${path}`, { limit: MAX_RESPONSE_BYTES, timeoutMs: timeouts.bodyMs });
         requestId = cleanOptional(headerValue(response.headers['x-request-id']), options.token);
-        tell(response.statusCode, sentAt);
         if (!isOutageStatus(response.statusCode)) gate?.answered();
         if (response.statusCode >= 200 && response.statusCode < 300) {
           const parsed = schema.safeParse(parseJson(text));
@@ -298,7 +298,6 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           observe(error);
           throw error;
         }
-        tell(undefined, sentAt);
         // A request undici refuses to build (a header with a newline, say) fails the same way every time.
         if ((error as { code?: unknown }).code === 'UND_ERR_INVALID_ARG') {
           throw new ServiceError(`cannot send ${method} ${path}: ${networkReason(error)}`, { type: 'client_error' }, { code: 'invalid_request' });
