@@ -46,7 +46,7 @@ const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships
 const CT = 'http://schemas.openxmlformats.org/package/2006/content-types';
 
 /** A workbook's fixed parts around a sheet1.xml and sharedStrings.xml given as chunks. */
-function workbook(sheet: () => Iterable<Buffer | string>, shared: () => Iterable<Buffer | string>): ZipEntry[] {
+export function workbook(sheet: () => Iterable<Buffer | string>, shared: () => Iterable<Buffer | string>): ZipEntry[] {
   const xml = (text: string) => () => [`<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n${text}`];
   return [
     {

@@ -1,8 +1,8 @@
 /**
- * The reader thread (validate's large CSV files) reads exactly what the inline reader reads:
- * the same header, records, lines and errors, for every fixture, every fault layout and
- * random files; it stops early without a hang; and validate through it writes the same
- * results file as the inline pipeline.
+ * The reader thread (validate's large CSV and .xlsx files) reads exactly what the inline
+ * reader reads: the same header, records, lines and errors, for every fixture, every fault
+ * layout and random files; it stops early without a hang; and validate through it writes the
+ * same results file as the inline pipeline.
  */
 import { readdirSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
@@ -12,8 +12,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openRows, type ReadOptions } from '../src/import/read/index.js';
 import { importClients } from '../src/import/run-import.js';
+import { workbook } from './hostile.generate.js';
 import { ROOT, runCli } from './helpers.js';
 import { readUntilError, useInputFiles } from './input.helpers.js';
+import { writeZip } from './zip.helpers.js';
 
 const { file, path } = useInputFiles();
 
@@ -28,7 +30,7 @@ async function readWith(path: string, thread: 'never' | 'always', options: ReadO
   const { records, error } = await readUntilError(source);
   await source.close();
   const { thread: parsedOnThread, ...info } = source.info;
-  expect(parsedOnThread === true).toBe(thread === 'always' && source.info.format === 'csv');
+  expect(parsedOnThread === true).toBe(thread === 'always' && ['csv', 'xlsx'].includes(source.info.format));
   return {
     opened: true,
     info,
@@ -52,10 +54,49 @@ async function expectSameReading(path: string, options: ReadOptions = {}) {
 }
 
 const fixtureDir = join(ROOT, 'fixtures', 'input');
-const fixtures = [
-  ...readdirSync(fixtureDir).map((name) => join(fixtureDir, name)),
-  ...readdirSync(join(fixtureDir, 'malformed')).map((name) => join(fixtureDir, 'malformed', name)),
-].filter((name) => !name.endsWith('.json'));
+const fixtures = ['', 'malformed', 'hostile', 'sheets']
+  .flatMap((dir) => readdirSync(join(fixtureDir, dir), { withFileTypes: true }).filter((entry) => entry.isFile()))
+  .map((entry) => join(entry.parentPath, entry.name))
+  .filter((name) => !name.endsWith('.json'));
+
+/**
+ * An .xlsx of inline-string rows (a cell per value; `_x0000_` is a NUL), written as a
+ * spreadsheet program would, with a shared-string table holding the header.
+ */
+function sheetFile(path: string, header: string[], rows: string[][]): string {
+  const escape = (text: string) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;');
+  const cell = (value: string) => `<c t="inlineStr"><is><t>${escape(value)}</t></is></c>`;
+  const NS = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+  writeZip(
+    path,
+    workbook(
+      function* () {
+        yield `<?xml version="1.0" encoding="UTF-8"?>\n<worksheet xmlns="${NS}"><sheetData><row>`;
+        yield header.map((_, i) => `<c t="s"><v>${i}</v></c>`).join('');
+        yield '</row>';
+        for (const row of rows) yield `<row>${row.map(cell).join('')}</row>`;
+        yield '</sheetData></worksheet>';
+      },
+      function* () {
+        yield `<?xml version="1.0" encoding="UTF-8"?>\n<sst xmlns="${NS}">`;
+        yield header.map((text) => `<si><t>${escape(text)}</t></si>`).join('');
+        yield '</sst>';
+      },
+    ),
+  );
+  return path;
+}
+
+/** Hex that deflate cannot shrink much: a large .xlsx from few rows. */
+function noise(i: number): string {
+  let x = (i + 1) * 2654435761;
+  let text = '';
+  for (let k = 0; k < 5; k++) {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    text += x.toString(16).padStart(8, '0');
+  }
+  return text;
+}
 
 describe('the reader thread reads what the inline reader reads', () => {
   it.each(fixtures.map((name) => [name.slice(fixtureDir.length + 1), name]))('%s', async (_, fixture) => {
@@ -92,6 +133,25 @@ describe('the reader thread reads what the inline reader reads', () => {
       const reading = await expectSameReading(await file(name, bytes), options);
       expect(reading.opened, name).toBe(true);
     }
+  });
+
+  it('sheets past the first chunk: a NUL cell, a damaged cell, a sheet past the grid', async () => {
+    const header = ['name', 'email', 'country'];
+    const rows = Array.from({ length: 30_000 }, (_, i) => [`Zoë ${i} & Co`, `z${i}@example.com`, i % 2 ? 'FR' : '']);
+    rows[20_000] = ['nul _x0000_ here', 'n@example.com', 'DE'];
+    const good = await expectSameReading(sheetFile(path('nul.xlsx'), header, rows));
+    expect(good.records).toHaveLength(30_000);
+    expect(good.records![20_000]!.values[0]).toBe('nul \0 here');
+
+    const damaged = rows.map((row, i) => (i === 25_000 ? ['x', 'y', 'z'] : row));
+    const damagedPath = sheetFile(path('damaged.xlsx'), header, damaged);
+    const bytes = await readFile(damagedPath);
+    // The deflated stream cut short: the rows before the cut, then an InputError naming the file.
+    const cut = await expectSameReading(await file('cut.xlsx', bytes.subarray(0, Math.floor(bytes.length * 0.7))));
+    expect(cut.error).toMatchObject({ type: 'InputError', code: 'input_xlsx' });
+
+    const wide = await expectSameReading(sheetFile(path('wide.xlsx'), header, [[...header], Array.from({ length: 16_385 }, () => 'x')]));
+    expect(wide.error).toMatchObject({ type: 'InputError', code: 'input_xlsx' });
   });
 
   it('random files: quotes, separators, line breaks, blank and ragged rows, a fault anywhere', async () => {
@@ -210,5 +270,30 @@ describe('validate of a large file (parsed on the reader thread)', () => {
     const threaded = await readFile(path('large.thread.csv'), 'utf8');
     expect(threaded).toBe(await readFile(path('large.inline.csv'), 'utf8'));
     expect(threaded.startsWith('row,outcome,')).toBe(true);
+  });
+
+  it('reads a large .xlsx on the thread and writes the same results file as the inline pipeline', async () => {
+    const header = ['name', 'email', 'country', 'address', 'currency', 'application_date'];
+    const rows = Array.from({ length: 40_000 }, (_, i) => [
+      `Zoë ${i}`,
+      `z${i}@example.com`,
+      i % 9 === 0 ? 'Narnia' : 'FR',
+      `${noise(i)} rue\nParis`,
+      'EUR',
+      `2024-0${1 + (i % 9)}-1${i % 10}`,
+    ]);
+    const xlsx = sheetFile(path('large.xlsx'), header, rows);
+    // Over the 1 MiB from which validate reads an .xlsx on a second thread.
+    expect((await stat(xlsx)).size).toBeGreaterThan(1024 * 1024);
+
+    const cli = await runCli(['validate', xlsx, '--results', path('large-xlsx.thread.csv'), '--quiet', '--json']);
+    expect(cli.code).toBe(1);
+    const summary = JSON.parse(cli.stdout) as { rows: number; counts: Record<string, number>; source: { thread?: boolean } };
+    expect(summary.source.thread).toBe(availableParallelism() > 1 ? true : undefined);
+    await importClients({ file: xlsx, dryRun: true, results: path('large-xlsx.inline.csv'), read: { thread: 'never' } });
+    expect(summary.rows).toBe(40_000);
+    expect(summary.counts).toMatchObject({ valid: 35_555, invalid: 4445 });
+    const threaded = await readFile(path('large-xlsx.thread.csv'), 'utf8');
+    expect(threaded).toBe(await readFile(path('large-xlsx.inline.csv'), 'utf8'));
   });
 });

@@ -4,10 +4,10 @@
  * importer only ever sees strings and InputErrors that name a file and a line.
  */
 import { availableParallelism } from 'node:os';
-import { openCsvInThread } from './csv-thread.js';
 import { inspectFile } from './inspect-file.js';
 import { openCsv } from './read-csv.js';
-import { type ReadOptions, type RowSource, THREAD_MIN_BYTES } from './types.js';
+import { openInThread } from './reader-thread.js';
+import { type ReadOptions, type RowSource, THREAD_MIN_BYTES, THREAD_MIN_XLSX_BYTES } from './types.js';
 
 export type { HeaderTest, RawRecord, ReadOptions, RowSource, SourceInfo } from './types.js';
 export { DEFAULT_MAX_RECORD_SIZE } from './types.js';
@@ -19,12 +19,13 @@ export { DEFAULT_MAX_RECORD_SIZE } from './types.js';
  */
 export async function openRows(file: string, options: ReadOptions = {}): Promise<RowSource> {
   const inspected = await inspectFile(file);
-  if (inspected.format === 'csv') {
+  if (inspected.format === 'csv' || inspected.format === 'xlsx') {
     const thread = options.thread ?? 'never';
-    const large = inspected.sizeBytes >= THREAD_MIN_BYTES && availableParallelism() > 1;
-    if (thread === 'always' || (thread === 'large' && large)) return openCsvInThread(inspected, options);
-    return openCsv(inspected, options);
+    const least = inspected.format === 'csv' ? THREAD_MIN_BYTES : THREAD_MIN_XLSX_BYTES;
+    const large = inspected.sizeBytes >= least && availableParallelism() > 1;
+    if (thread === 'always' || (thread === 'large' && large)) return openInThread(inspected, options);
   }
+  if (inspected.format === 'csv') return openCsv(inspected, options);
   // The spreadsheet readers' libraries are loaded only for spreadsheets.
   if (inspected.format === 'xlsx') {
     const { openXlsx } = await import('./read-xlsx.js');

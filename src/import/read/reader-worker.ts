@@ -1,7 +1,7 @@
 /**
- * The reader thread's entry (see csv-thread.ts): opens the CSV file, sends its header, then
- * a batch per chunk while the other thread has asked for them, and ends after the last one,
- * an error, or a close.
+ * The reader thread's entry (see reader-thread.ts): opens the CSV file or .xlsx sheet, sends
+ * its header, then a batch per chunk while the other thread has asked for them, and ends after
+ * the last one, an error, or a close.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import {
@@ -11,12 +11,13 @@ import {
   sendableError,
   type ToWorker,
   type WorkerInput,
-} from './csv-thread.js';
+} from './reader-thread.js';
 import { openCsv } from './read-csv.js';
+import { openXlsx } from './read-xlsx.js';
 import type { RowSource } from './types.js';
 
 const port = parentPort;
-if (port === null) throw new Error('csv-worker.js runs as a worker thread');
+if (port === null) throw new Error('reader-worker.js runs as a worker thread');
 
 let wanted = BATCHES_AHEAD;
 let closing = false;
@@ -31,7 +32,7 @@ const send = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMes
 async function run({ inspected, options }: WorkerInput): Promise<void> {
   let source: RowSource;
   try {
-    source = await openCsv(inspected, options);
+    source = await (inspected.format === 'xlsx' ? openXlsx : openCsv)(inspected, options);
   } catch (error) {
     send({ type: 'error', error: sendableError(error) });
     return;
@@ -42,7 +43,7 @@ async function run({ inspected, options }: WorkerInput): Promise<void> {
       while (wanted === 0 && !closing) await new Promise<void>((resolve) => (wake = resolve));
       if (closing) return;
       wanted--;
-      const packed = packBatch(batch);
+      const packed = packBatch(batch, inspected.format !== 'csv');
       send({ type: 'batch', ...packed, bytesRead: source.bytesRead() }, [
         packed.counts.buffer as ArrayBuffer,
         packed.lines.buffer as ArrayBuffer,

@@ -1,12 +1,13 @@
 /**
- * CSV parsing on a second thread: the worker (csv-worker.ts) reads and parses the file while
- * this thread checks, keys and writes the rows before. Worth it when the consumer is as busy
- * as the parser (validate), on a machine with a second core. The RowSource it returns is the
- * same as the inline reader's: the same batches, rows, lines and InputErrors.
+ * Reading on a second thread: the worker (reader-worker.ts) reads and parses a CSV file or an
+ * .xlsx sheet while this thread checks, keys and writes the rows before. Worth it when the
+ * consumer is as busy as the parser (validate), on a machine with a second core. The RowSource
+ * it returns is the same as the inline reader's: the same batches, rows, lines and InputErrors.
  *
- * A batch crosses as one string (values joined by NUL, which the reader never lets through:
- * a NUL byte is an input error) plus typed arrays; splitting it here costs less than
- * structured-cloning thousands of small arrays.
+ * A batch crosses as one string (values joined by NUL) plus typed arrays; splitting it here
+ * costs less than structured-cloning thousands of small arrays. The CSV reader never lets a
+ * NUL through (it is an input error); a sheet can hold one (`_x0000_`), and a batch that does
+ * crosses as arrays.
  */
 import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
@@ -30,8 +31,9 @@ export type FromWorker =
       /** Values per record. */
       counts: Uint32Array;
       lines: Uint32Array;
-      /** Every value of the batch, in order, joined by NUL. */
+      /** Every value of the batch, in order, joined by NUL; or, when a value holds a NUL, `values`. */
       text: string;
+      values?: string[] | undefined;
       bytesRead: number;
     }
   | { type: 'end'; bytesRead: number }
@@ -74,7 +76,7 @@ function receivedError(sent: SentError): Error {
     case 'usage':
       return new UsageError(sent.message, sent.code as CodeOf<'UsageError'>);
     case 'internal': {
-      const error: NodeJS.ErrnoException = new Error(`CSV reader thread: ${sent.message}`);
+      const error: NodeJS.ErrnoException = new Error(`reader thread: ${sent.message}`);
       if (sent.code !== undefined) error.code = sent.code;
       if (sent.stack !== undefined) error.stack = `${error.message}\n(reader thread) ${sent.stack}`;
       return error;
@@ -83,25 +85,36 @@ function receivedError(sent: SentError): Error {
 }
 
 /** Joins a batch's values for the trip; `unpackBatch` undoes it. */
-export function packBatch(records: readonly RawRecord[]) {
+export function packBatch(records: readonly RawRecord[], mayHoldNul: boolean) {
   const counts = new Uint32Array(records.length);
   const lines = new Uint32Array(records.length);
   const values: string[] = [];
+  let nul = false;
   for (let i = 0; i < records.length; i++) {
     const record = records[i]!;
     counts[i] = record.values.length;
     lines[i] = record.line;
-    for (const value of record.values) values.push(value);
+    for (const value of record.values) {
+      if (mayHoldNul && !nul) nul = value.includes('\0');
+      values.push(value);
+    }
   }
-  return { firstRow: records[0]?.row ?? 0, counts, lines, text: values.join('\0') };
+  const firstRow = records[0]?.row ?? 0;
+  return nul ? { firstRow, counts, lines, text: '', values } : { firstRow, counts, lines, text: values.join('\0') };
 }
 
-export function unpackBatch(batch: { firstRow: number; counts: Uint32Array; lines: Uint32Array; text: string }): RawRecord[] {
+export function unpackBatch(batch: {
+  firstRow: number;
+  counts: Uint32Array;
+  lines: Uint32Array;
+  text: string;
+  values?: string[] | undefined;
+}): RawRecord[] {
   const { counts, lines } = batch;
   let total = 0;
   for (const count of counts) total += count;
-  const values = total === 0 ? [] : batch.text.split('\0');
-  if (values.length !== total) throw new Error(`CSV reader thread: a batch of ${total} values arrived as ${values.length}`);
+  const values = batch.values ?? (total === 0 ? [] : batch.text.split('\0'));
+  if (values.length !== total) throw new Error(`reader thread: a batch of ${total} values arrived as ${values.length}`);
   const records: RawRecord[] = new Array<RawRecord>(counts.length);
   let at = 0;
   for (let i = 0; i < counts.length; i++) {
@@ -118,14 +131,14 @@ export function unpackBatch(batch: { firstRow: number; counts: Uint32Array; line
  */
 function workerUrl(): URL {
   const here = import.meta.url;
-  if (!here.endsWith('.ts')) return new URL('./csv-worker.js', here);
-  const built = new URL(here.replace(/\/src\/import\/read\/[^/]+\.ts$/, '/dist/import/read/csv-worker.js'));
-  if (built.href === here || !existsSync(built)) throw new Error(`no built CSV worker at ${built.href}: run npm run build`);
+  if (!here.endsWith('.ts')) return new URL('./reader-worker.js', here);
+  const built = new URL(here.replace(/\/src\/import\/read\/[^/]+\.ts$/, '/dist/import/read/reader-worker.js'));
+  if (built.href === here || !existsSync(built)) throw new Error(`no built reader worker at ${built.href}: run npm run build`);
   return built;
 }
 
-/** Opens `inspected` (a CSV file) on a reader thread; resolves once its header row is read. */
-export async function openCsvInThread(inspected: InspectedFile, options: ReadOptions): Promise<RowSource> {
+/** Opens `inspected` (a CSV or .xlsx file) on a reader thread; resolves once its header row is read. */
+export async function openInThread(inspected: InspectedFile, options: ReadOptions): Promise<RowSource> {
   const input: WorkerInput = { inspected, options };
   const worker = new Worker(workerUrl(), {
     workerData: input,
@@ -148,7 +161,7 @@ export async function openCsvInThread(inspected: InspectedFile, options: ReadOpt
   });
   worker.once('exit', (code) => {
     exited = true;
-    failure ??= new Error(`CSV reader thread stopped (exit code ${code}) before the end of the file`);
+    failure ??= new Error(`reader thread stopped (exit code ${code}) before the end of the file`);
     waiting?.();
     onExit();
   });
@@ -191,7 +204,7 @@ export async function openCsvInThread(inspected: InspectedFile, options: ReadOpt
           return;
         }
         if (message.type === 'error') throw receivedError(message.error);
-        if (message.type !== 'batch') throw new Error(`CSV reader thread: unexpected ${message.type} message`);
+        if (message.type !== 'batch') throw new Error(`reader thread: unexpected ${message.type} message`);
         bytesRead = message.bytesRead;
         worker.postMessage({ type: 'more' } satisfies ToWorker);
         yield unpackBatch(message);
@@ -204,7 +217,7 @@ export async function openCsvInThread(inspected: InspectedFile, options: ReadOpt
   try {
     const opened = await next();
     if (opened.type === 'error') throw receivedError(opened.error);
-    if (opened.type !== 'open') throw new Error(`CSV reader thread: unexpected ${opened.type} message`);
+    if (opened.type !== 'open') throw new Error(`reader thread: unexpected ${opened.type} message`);
     return { info: { ...opened.info, thread: true }, headers: opened.headers, batches: batches(), bytesRead: () => bytesRead, close };
   } catch (error) {
     await close();
