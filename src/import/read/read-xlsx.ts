@@ -14,6 +14,9 @@ import { type SheetContext, sheetHandler } from './xlsx-sheet.js';
 import { xmlEvents } from './xml-events.js';
 import { openZip } from './zip-archive.js';
 
+/** The sheet XML behind one batch of records: the 64 KiB a CSV batch is read from. */
+const BATCH_BYTES = 64 * 1024;
+
 export async function openXlsx(inspected: InspectedFile, options: ReadOptions): Promise<RowSource> {
   const { file } = inspected;
   const zip = await openZip(file).catch((error: unknown) => {
@@ -94,10 +97,15 @@ async function* sheetRecords(
   const handler = sheetHandler(context);
   const events = xmlEvents(handler);
   const decoder = new TextDecoder();
+  let pending = 0;
   try {
     for await (const chunk of stream) {
       onBytes((chunk as Buffer).length);
       events.write(decoder.decode(chunk as Buffer, { stream: true }));
+      // Inflate hands over 16 KiB at a time, ~60 rows: a batch waits for BATCH_BYTES, as CSV's do.
+      pending += (chunk as Buffer).length;
+      if (pending < BATCH_BYTES) continue;
+      pending = 0;
       const batch = handler.take();
       if (batch.length > 0) yield batch;
     }
