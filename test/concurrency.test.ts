@@ -34,14 +34,14 @@ function healthy(state: ControllerState, n: number, latencyMs = 50, busy = true,
 describe('concurrency controller: one window from a given limit', () => {
   it.each([
     // name, start limit, ceiling known?, window, expected limit, expected ceiling
-    ['slow start grows by a quarter when every slot was busy', 8, undefined, { ok: 8 }, 10, undefined],
+    ['slow start doubles when every slot was busy', 8, undefined, { ok: 8 }, 16, undefined],
     ['slots not all busy: the limit nobody used stays', 8, undefined, { ok: 8, inFlight: 3 }, 8, undefined],
     ['an unfinished window decides nothing', 8, undefined, { ok: 7 }, 8, undefined],
     ['one 429 in 8: down to the share that got through, the new ceiling', 8, undefined, { ok: 7, throttled: 1 }, 7, 7],
     ['a bucket emptied at 64: 8 of 64 through → 8', 64, undefined, { ok: 8, throttled: 56 }, 8, 8],
     ['every answer a 429: down to the minimum', 16, undefined, { throttled: 16 }, 1, 1],
     ['5xx or timeouts above 5% of a window count like a 429', 20, undefined, { ok: 18, overloaded: 2 }, 18, 18],
-    ['one 5xx in 40 is bad luck, not overload: the window still counts as healthy', 40, undefined, { ok: 39, overloaded: 1 }, 50, undefined],
+    ['one 5xx in 40 is bad luck, not overload: the window still counts as healthy', 20, undefined, { ok: 39, overloaded: 1 }, 40, undefined],
     ['a rare 429 still decreases by at least 10%', 40, undefined, { ok: 39, throttled: 1 }, 36, 36],
     ['below a known ceiling: fast growth, capped just under it', 8, 10, { ok: 8 }, 9, 10],
     ['at the ceiling: wait for PROBE_WINDOWS calm windows', 9, 10, { ok: 9 }, 9, 10],
@@ -55,14 +55,29 @@ describe('concurrency controller: one window from a given limit', () => {
 });
 
 describe('concurrency controller: over many windows', () => {
-  it('slow start from 8 reaches the maximum in about ten round trips', () => {
+  it('slow start from 8 reaches the maximum in three round trips', () => {
     let s = initialState(8, bounds);
     const limits: number[] = [];
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 4; i++) {
       s = healthy(s, 1);
       limits.push(s.limit);
     }
-    expect(limits).toEqual([10, 13, 17, 22, 28, 35, 44, 55, 64, 64]);
+    expect(limits).toEqual([16, 32, 64, 64]);
+  });
+
+  it('after the first decrease (here a latency rise), growth is by a quarter a round trip', () => {
+    const wide = { min: 1, max: 1000 };
+    let s = healthy(initialState(10, wide), 1, 50, true, wide);
+    expect(s.limit).toBe(20);
+    s = feed(s, answers(s, { ok: 20, latencyMs: 500 }), wide);
+    expect([s.limit, s.slowStart]).toEqual([18, false]);
+    const limits: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      s = healthy(s, 1, 50, true, wide);
+      limits.push(s.limit);
+    }
+    // The first window after the cut is still waiting on the answers sent before it.
+    expect(limits).toEqual([18, 23, 29, 37]);
   });
 
   it('answers from requests sent before a decrease are not judged again', () => {

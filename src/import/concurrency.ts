@@ -9,8 +9,10 @@
  *   new limit becomes the ceiling;
  * - mean latency above LATENCY_RISE × its recent minimum: decrease by DECREASE, to no less
  *   than half the limit the rise began at (a slower service is not a queue of ours);
- * - otherwise, if every slot was busy: grow by a quarter while no ceiling is known (slow
- *   start), up to just under the ceiling as fast, and past it by one per PROBE_WINDOWS.
+ * - otherwise, if every slot was busy: double until the first decrease (slow start, as TCP's:
+ *   at 150 ms a round trip, growing by a quarter took ten round trips to reach 64), then grow
+ *   by a quarter while no ceiling is known, up to just under the ceiling as fast, and past it
+ *   by one per PROBE_WINDOWS.
  * A window where the slots were not all busy (signing or reading could not feed them)
  * leaves the limit alone: a limit nobody uses says nothing about the service.
  */
@@ -41,6 +43,8 @@ export interface ControllerState {
   readonly calm: number;
   /** While latency stays risen: the lowest limit it may push to. */
   readonly riseFloor: number | undefined;
+  /** No decrease yet: growth doubles. */
+  readonly slowStart: boolean;
 }
 
 interface WindowTally {
@@ -67,7 +71,16 @@ export const OVERLOAD_SHARE = 0.05;
 const EMPTY: WindowTally = { answers: 0, ok: 0, throttled: 0, overloaded: 0, latencySum: 0, busiest: 0 };
 
 export function initialState(limit: number, bounds: ControllerBounds): ControllerState {
-  return { limit: clamp(limit, bounds), ceiling: undefined, recentMeans: [], window: EMPTY, ignore: 0, calm: 0, riseFloor: undefined };
+  return {
+    limit: clamp(limit, bounds),
+    ceiling: undefined,
+    recentMeans: [],
+    window: EMPTY,
+    ignore: 0,
+    calm: 0,
+    riseFloor: undefined,
+    slowStart: true,
+  };
 }
 
 /** One answer in: the state after it (its `limit` is the next limit). */
@@ -92,7 +105,7 @@ function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds
   if (w.throttled > 0 || w.overloaded > w.answers * OVERLOAD_SHARE) {
     const next = clamp(Math.floor(limit * Math.min(DECREASE, w.ok / w.answers)), bounds);
     // Requests sent at the old limit still answer as if it held: not this limit's doing.
-    return { ...state, limit: next, ceiling: next, ignore: Math.max(0, limit - next), calm: 0 };
+    return { ...state, limit: next, ceiling: next, ignore: Math.max(0, limit - next), calm: 0, slowStart: false };
   }
   if (w.ok === 0) return state;
   const mean = w.latencySum / w.ok;
@@ -101,12 +114,14 @@ function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds
   if (mean > baseline * LATENCY_RISE + LATENCY_SLACK_MS) {
     const riseFloor = state.riseFloor ?? Math.ceil(limit / 2);
     const next = clamp(Math.max(riseFloor, Math.floor(limit * DECREASE)), bounds);
-    return { ...state, recentMeans, riseFloor, limit: next, ignore: Math.max(0, limit - next), calm: 0 };
+    return { ...state, recentMeans, riseFloor, limit: next, ignore: Math.max(0, limit - next), calm: 0, slowStart: false };
   }
   state = { ...state, riseFloor: undefined };
   if (w.busiest < limit) return { ...state, recentMeans };
   const { ceiling } = state;
-  if (ceiling === undefined) return { ...state, recentMeans, limit: clamp(limit + Math.ceil(limit / 4), bounds) };
+  if (ceiling === undefined) {
+    return { ...state, recentMeans, limit: clamp(state.slowStart ? limit * 2 : limit + Math.ceil(limit / 4), bounds) };
+  }
   if (limit + 1 < ceiling) {
     return { ...state, recentMeans, limit: clamp(Math.min(ceiling - 1, limit + Math.ceil(limit / 4)), bounds) };
   }
