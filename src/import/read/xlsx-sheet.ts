@@ -22,6 +22,9 @@ export interface SheetContext {
 export const MAX_ROWS = 1_048_576;
 export const MAX_COLUMNS = 16_384;
 
+/** A row's and a cell's reference, a cell's type and style: what a record is built from. */
+const SHEET_ATTRIBUTES: ReadonlySet<string> = new Set(['r', 't', 's']);
+
 export interface SheetHandler extends XmlHandler {
   /** Records completed since the last call. */
   take(): LineRecord[];
@@ -43,6 +46,7 @@ export function sheetHandler(context: SheetContext): SheetHandler {
 
   const handler: SheetHandler = {
     wantText: false,
+    attributes: SHEET_ATTRIBUTES,
     open(name: string, attributes: Attributes) {
       switch (name) {
         case 'row':

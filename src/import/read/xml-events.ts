@@ -15,6 +15,8 @@ export interface XmlHandler {
   /** Character data, called only while `wantText` is true; one value may come in pieces. */
   text(value: string): void;
   wantText: boolean;
+  /** The attributes `open` needs (local names); absent = all. The others are never cut out. */
+  attributes?: ReadonlySet<string>;
 }
 
 export interface XmlEvents {
@@ -44,6 +46,8 @@ export function xmlEvents(handler: XmlHandler): XmlEvents {
   let attributes: Attributes = {};
   let attribute = '';
   let value = '';
+  let wanted = true;
+  const only = handler.attributes;
   const tokenizer = new Tokenizer(
     { xmlMode: true, decodeEntities: true },
     {
@@ -53,16 +57,17 @@ export function xmlEvents(handler: XmlHandler): XmlEvents {
       },
       onattribname(start, end) {
         attribute = local(slice(start, end));
+        wanted = only === undefined || only.has(attribute);
         value = '';
       },
       onattribdata(start, end) {
-        value += slice(start, end);
+        if (wanted) value += slice(start, end);
       },
       onattribentity(codepoint) {
-        value += String.fromCodePoint(codepoint);
+        if (wanted) value += String.fromCodePoint(codepoint);
       },
       onattribend() {
-        attributes[attribute] = value;
+        if (wanted) attributes[attribute] = value;
       },
       onopentagend() {
         handler.open(tag, attributes);
