@@ -104,6 +104,11 @@ export function progressDisplay(
   return { stream: io.stderr, mode: options.quiet ? 'none' : 'auto', intervalMs: options.progressIntervalMs };
 }
 
+/** `1 row`, `2 rows`: a count and its noun. */
+export function counted(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
 export function formatDuration(ms: number): string {
   const seconds = Math.round(ms / 1000);
   if (seconds < 60) return `${seconds}s`;

@@ -33,6 +33,14 @@ describe('progress on stderr', () => {
     expect(run.stderr).toContain('150 created');
   });
 
+  it('the summary counts one row as "1 row"', async () => {
+    const one = join(ctx.dir, 'one.csv');
+    await writeFile(one, stringify([CLIENT_HEADER, ...validRows(1)]));
+    const run = await runCli(['validate', one], { env: ctx.env() });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/^Validated 1 row in \d+s/m);
+  });
+
   it('--quiet prints nothing but errors', async () => {
     const run = await runCli(['import', input, '--overwrite', '--quiet', '--progress-interval', '0.1'], {
       env: ctx.env(),

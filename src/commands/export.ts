@@ -10,7 +10,7 @@ import { type ExitCode, StoppedError, UsageError } from '../errors.js';
 import { type ExportSummary, exportClients } from '../export/run-export.js';
 import type { Io } from '../io.js';
 import type { Connection, ResolvedExportOptions } from '../options.js';
-import { createProgress, formatDuration, progressDisplay } from '../progress.js';
+import { counted, createProgress, formatDuration, progressDisplay } from '../progress.js';
 import { type LogFile, openLogFile } from '../log-file.js';
 import { connect } from './connect.js';
 
@@ -108,7 +108,7 @@ async function exportWith(
 export function formatExportSummary(summary: ExportSummary): string {
   const { filters } = summary;
   const lines = [
-    `Exported ${summary.rows} clients in ${formatDuration(summary.elapsedMs)} (${summary.rowsPerSecond} rows/s) ` +
+    `Exported ${counted(summary.rows, 'client')} in ${formatDuration(summary.elapsedMs)} (${summary.rowsPerSecond} rows/s) ` +
       `to ${summary.out} (${summary.format}${summary.gzip ? ', gzip' : ''}): ${summary.pages} pages of up to ${summary.pageSize}, ` +
       `page base ${summary.pageBase ?? '?'}, ${filters.direction}`,
   ];

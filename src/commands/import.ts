@@ -7,7 +7,7 @@ import { IMPORT_DEFAULTS } from '../import/defaults.js';
 import { type ImportPlan, type ImportSummary, importClients } from '../import/run-import.js';
 import type { Io } from '../io.js';
 import type { ImportOptions } from '../options.js';
-import { createProgress, formatDuration, NO_PROGRESS, progressDisplay } from '../progress.js';
+import { counted, createProgress, formatDuration, NO_PROGRESS, progressDisplay } from '../progress.js';
 import type { Connected } from './connect.js';
 
 export async function runImport(options: ImportOptions, io: Io): Promise<ExitCode> {
@@ -94,7 +94,7 @@ function formatSummary(summary: ImportSummary, options: ImportOptions): string {
   if (c.skipped) parts.push(`${c.skipped} skipped (created earlier)`);
   if (c.not_attempted) parts.push(`${c.not_attempted} not attempted`);
   const lines = [
-    `${summary.dryRun ? 'Validated' : 'Imported'} ${summary.rows} rows in ${formatDuration(summary.elapsedMs)} (${summary.rowsPerSecond} rows/s): ${parts.join(', ')}`,
+    `${summary.dryRun ? 'Validated' : 'Imported'} ${counted(summary.rows, 'row')} in ${formatDuration(summary.elapsedMs)} (${summary.rowsPerSecond} rows/s): ${parts.join(', ')}`,
   ];
   if (summary.topErrors.length > 0) {
     lines.push(`  top errors: ${summary.topErrors.map((e) => `${e.code} ×${e.count}`).join(', ')}`);
