@@ -135,6 +135,11 @@ function importFlags<T>(y: Argv<T>) {
       group: OUTPUT,
       describe: 'write invalid and failed rows here, ready to fix',
     })
+    .option('log-file', {
+      type: 'string',
+      group: OUTPUT,
+      describe: 'append one JSON line per request attempt (with its row number) and run event (no secrets, no client data)',
+    })
     .option('map', {
       type: 'string',
       array: true,

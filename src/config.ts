@@ -50,6 +50,7 @@ const importSchema = z
     applicationDateField: z.string().min(1),
     encoding: z.string().min(1),
     delimiter: z.string().min(1),
+    logFile: path,
   })
   .partial()
   .strict();
@@ -206,6 +207,7 @@ const IMPORT: Setting[] = [
   { flag: 'applicationDateField', section: 'import', key: 'applicationDateField', fallback: IMPORT_DEFAULTS.applicationDateField },
   { flag: 'encoding', section: 'import', key: 'encoding' },
   { flag: 'delimiter', section: 'import', key: 'delimiter' },
+  { flag: 'logFile', section: 'import', key: 'logFile' },
 ];
 
 const EXPORT: Setting[] = [

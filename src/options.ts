@@ -58,6 +58,7 @@ export interface ImportFlags extends CommonFlags {
   shards?: number | undefined;
   rate?: number | undefined;
   maxErrors?: number | undefined;
+  logFile?: string | undefined;
 }
 
 export interface CheckFlags extends CommonFlags {
@@ -115,6 +116,8 @@ export interface ImportOptions extends CommonOptions {
   run: Required<Pick<ImportSettings, 'file' | 'results' | 'dryRun' | 'concurrency'>> & ImportSettings;
   /** The service client's wire name for the application date. */
   applicationDateField: string;
+  /** --log-file: a JSON line per attempt and run event. */
+  logFile: string | undefined;
   /** The arguments as typed, to print the exact resume command. */
   commandLine: readonly string[];
 }
@@ -283,6 +286,7 @@ export async function resolveImportOptions(
       shard: resolveShard(argv, env),
     },
     applicationDateField: field,
+    logFile: argv.logFile,
     commandLine: mode.commandLine,
   };
 }
