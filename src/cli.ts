@@ -8,6 +8,7 @@ import { EXPORT_DEFAULTS, EXPORT_FORMATS } from './export/defaults.js';
 import { DATE_FORMATS, IMPORT_DEFAULTS } from './import/defaults.js';
 import type { Io } from './io.js';
 import type { CheckFlags, ExportFlags, ImportFlags } from './options.js';
+import { PROGRESS_LINE_INTERVAL_S } from './progress-report.js';
 import { DEFAULT_FAULTS } from './sandbox/faults.js';
 import { SANDBOX_DEFAULTS } from './sandbox/defaults.js';
 import { SERVICE_DEFAULTS } from './service/defaults.js';
@@ -89,7 +90,7 @@ function connectionFlags<T>(y: Argv<T>) {
     .option('quiet', { type: 'boolean', alias: 'q', describe: 'no progress on stderr' })
     .option('progress-interval', {
       type: 'number',
-      default: 5,
+      defaultDescription: String(PROGRESS_LINE_INTERVAL_S),
       describe: 'seconds between plain progress lines when stderr is not a terminal',
     })
     .option('json', {
@@ -157,7 +158,7 @@ function importFlags<T>(y: Argv<T>) {
     })
     .option('max-record-size', {
       type: 'number',
-      default: IMPORT_DEFAULTS.maxRecordSize,
+      defaultDescription: String(IMPORT_DEFAULTS.maxRecordSize),
       group: INPUT,
       describe: 'bytes allowed in one record',
     })

@@ -30,11 +30,15 @@ export interface CommonFlags extends NetworkArgv {
   timeout: number;
   retries: number;
   quiet?: boolean | undefined;
-  progressInterval: number;
   json?: boolean | undefined;
 }
 
-export interface ImportFlags extends CommonFlags {
+/** The flags of a command that runs rows (import, export): config.ts fills the interval's default. */
+export interface RunFlags extends CommonFlags {
+  progressInterval: number;
+}
+
+export interface ImportFlags extends RunFlags {
   file: string;
   signingKey?: string | undefined;
   signatureHash: SignatureHash;
@@ -68,7 +72,7 @@ export interface CheckFlags extends CommonFlags {
   detectSignature?: boolean | undefined;
 }
 
-export interface ExportFlags extends CommonFlags {
+export interface ExportFlags extends RunFlags {
   out: string;
   format?: ExportFormat | undefined;
   columns?: string | undefined;
@@ -222,7 +226,7 @@ export async function resolveConnection(
   return { kind: 'service', baseUrl, token, signingKeyFile, network: await resolveNetwork(argv, env) };
 }
 
-function common(argv: CommonFlags) {
+function common(argv: RunFlags) {
   return {
     retries: check(
       z.number().int().min(0, '--retries must be 0 or more').max(20, '--retries must be at most 20'),
