@@ -13,6 +13,7 @@ import type { Connection, ResolvedExportOptions } from '../options.js';
 import { createProgress, formatDuration, progressDisplay } from '../progress.js';
 import { type LogFile, withLogFile } from '../log-file.js';
 import { connect } from './connect.js';
+import { reportSweep } from './stale-temps.js';
 
 export async function runExport(options: ResolvedExportOptions, io: Io): Promise<ExitCode> {
   const { export: settings, connection } = options;
@@ -70,6 +71,7 @@ async function exportWith(
       gzip: settings.gzip,
       signal: io.signal,
       onProgress: (snapshot) => progress.update(snapshot),
+      onStaleTemps: reportSweep(options.quiet, io, log),
     }).finally(() => progress.stop());
   } catch (error) {
     const what = error instanceof StoppedError ? 'export interrupted' : 'export failed';

@@ -10,6 +10,7 @@ import { type LogFile, withLogFile } from '../log-file.js';
 import type { ImportOptions } from '../options.js';
 import { createProgress, formatDuration, NO_PROGRESS, progressDisplay } from '../progress.js';
 import type { Connected } from './connect.js';
+import { reportSweep } from './stale-temps.js';
 
 export async function runImport(options: ImportOptions, io: Io): Promise<ExitCode> {
   return withLogFile(options.logFile, options.run.dryRun ? 'validate' : 'import', (log) => importWith(options, io, log));
@@ -62,6 +63,7 @@ async function importWith(options: ImportOptions, io: Io, log: LogFile | undefin
         progress = createProgress({ ...display, unit: 'rows' });
       },
       onProgress: (snapshot) => progress.update(snapshot),
+      onStaleTemps: reportSweep(options.quiet, io, log),
     });
   } finally {
     progress.stop();
