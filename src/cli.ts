@@ -8,6 +8,7 @@ import { EXPORT_DEFAULTS, EXPORT_FORMATS } from './export/defaults.js';
 import { DATE_FORMATS, IMPORT_DEFAULTS } from './import/defaults.js';
 import type { Io } from './io.js';
 import type { CheckFlags, ExportFlags, ImportFlags } from './options.js';
+import { PROGRESS_LINE_INTERVAL_S } from './progress-report.js';
 import { DEFAULT_FAULTS } from './sandbox/faults.js';
 import { SANDBOX_DEFAULTS } from './sandbox/defaults.js';
 import { SERVICE_DEFAULTS } from './service/defaults.js';
@@ -89,7 +90,7 @@ function connectionFlags<T>(y: Argv<T>) {
     .option('quiet', { type: 'boolean', alias: 'q', describe: 'no progress on stderr' })
     .option('progress-interval', {
       type: 'number',
-      default: 5,
+      defaultDescription: String(PROGRESS_LINE_INTERVAL_S),
       describe: 'seconds between plain progress lines when stderr is not a terminal',
     })
     .option('json', {
@@ -135,6 +136,11 @@ function importFlags<T>(y: Argv<T>) {
       group: OUTPUT,
       describe: 'write invalid and failed rows here, ready to fix',
     })
+    .option('log-file', {
+      type: 'string',
+      group: OUTPUT,
+      describe: 'append one JSON line per request attempt (with its row number) and run event (no secrets, no client data)',
+    })
     .option('map', {
       type: 'string',
       array: true,
@@ -152,7 +158,7 @@ function importFlags<T>(y: Argv<T>) {
     })
     .option('max-record-size', {
       type: 'number',
-      default: IMPORT_DEFAULTS.maxRecordSize,
+      defaultDescription: String(IMPORT_DEFAULTS.maxRecordSize),
       group: INPUT,
       describe: 'bytes allowed in one record',
     })

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { UsageError } from './errors.js';
 import { EXPORT_DEFAULTS, EXPORT_FORMATS } from './export/defaults.js';
 import { DATE_FORMATS, IMPORT_DEFAULTS } from './import/defaults.js';
+import { PROGRESS_LINE_INTERVAL_S } from './progress-report.js';
 import { SERVICE_DEFAULTS } from './service/defaults.js';
 
 export const CONFIG_FILE = 'ccs-bulk.config.json';
@@ -38,8 +39,16 @@ const connectionSchema = z
   .partial()
   .strict();
 
+/** How an unattended run reports: progress lines, none, or a JSON summary. */
+const runFields = {
+  progressInterval: z.number().positive(),
+  quiet: z.boolean(),
+  json: z.boolean(),
+};
+
 const importSchema = z
   .object({
+    ...runFields,
     concurrency: z.union([z.literal('auto'), z.number().int().min(1)]),
     maxConcurrency: z.number().int().min(1),
     rate: z.number().positive(),
@@ -50,6 +59,10 @@ const importSchema = z
     applicationDateField: z.string().min(1),
     encoding: z.string().min(1),
     delimiter: z.string().min(1),
+    sheet: z.union([z.string().min(1), z.number().int().min(1)]),
+    headerRow: z.number().int().min(1),
+    maxRecordSize: z.number().int().min(1),
+    logFile: path,
   })
   .partial()
   .strict();
@@ -67,7 +80,7 @@ const exportFields = {
   logFile: path,
 };
 
-const exportSchema = z.object(exportFields).partial().strict();
+const exportSchema = z.object({ ...exportFields, ...runFields }).partial().strict();
 
 const reportSchema = z
   .object({
@@ -176,6 +189,13 @@ interface Setting {
   fallback?: unknown;
 }
 
+/** --progress-interval, --quiet, --json: from the command's own section. */
+const reporting = (section: 'import' | 'export'): Setting[] => [
+  { flag: 'progressInterval', section, key: 'progressInterval', fallback: PROGRESS_LINE_INTERVAL_S },
+  { flag: 'quiet', section, key: 'quiet' },
+  { flag: 'json', section, key: 'json' },
+];
+
 const CONNECTION: Setting[] = [
   { flag: 'baseUrl', section: 'connection', key: 'baseUrl', env: 'CCS_BASE_URL' },
   { flag: 'tokenFile', section: 'connection', key: 'tokenFile' },
@@ -206,6 +226,11 @@ const IMPORT: Setting[] = [
   { flag: 'applicationDateField', section: 'import', key: 'applicationDateField', fallback: IMPORT_DEFAULTS.applicationDateField },
   { flag: 'encoding', section: 'import', key: 'encoding' },
   { flag: 'delimiter', section: 'import', key: 'delimiter' },
+  { flag: 'sheet', section: 'import', key: 'sheet' },
+  { flag: 'headerRow', section: 'import', key: 'headerRow' },
+  { flag: 'maxRecordSize', section: 'import', key: 'maxRecordSize', fallback: IMPORT_DEFAULTS.maxRecordSize },
+  { flag: 'logFile', section: 'import', key: 'logFile' },
+  ...reporting('import'),
 ];
 
 const EXPORT: Setting[] = [
@@ -220,6 +245,7 @@ const EXPORT: Setting[] = [
   { flag: 'direction', section: 'export', key: 'direction', fallback: EXPORT_DEFAULTS.direction },
   { flag: 'pageSize', section: 'export', key: 'pageSize', fallback: EXPORT_DEFAULTS.pageSize },
   { flag: 'prefetch', section: 'export', key: 'prefetch', fallback: EXPORT_DEFAULTS.prefetch },
+  ...reporting('export'),
 ];
 
 export type Command = 'import' | 'export' | 'check';
@@ -236,7 +262,7 @@ function asFlag(flag: string, value: unknown): unknown {
   if (flag === 'map' && value !== null && typeof value === 'object') {
     return Object.entries(value).map(([field, header]) => `${field}=${String(header)}`);
   }
-  if (flag === 'concurrency' && typeof value === 'number') return String(value);
+  if ((flag === 'concurrency' || flag === 'sheet') && typeof value === 'number') return String(value);
   return value;
 }
 

@@ -23,8 +23,12 @@ export interface LockHolder {
 }
 
 export interface FileLock {
+  /** The file this lock is for; `path` is its `.lock`. */
+  readonly target: string;
   readonly path: string;
   readonly holder: LockHolder;
+  /** The dead run whose lock this one replaced, if any. */
+  readonly tookOver: LockHolder | undefined;
   /** Removes the lock if it is still this one; safe to call more than once. */
   release(): void;
 }
@@ -53,6 +57,7 @@ export function lockFile(target: string): FileLock {
   const holder = describeSelf();
   const temp = `${path}.${process.pid}.${holder.nonce}.tmp`;
   writeNew(temp, `${JSON.stringify(holder)}\n`);
+  let tookOver: LockHolder | undefined;
   try {
     for (let attempt = 0; ; attempt++) {
       if (tryLink(temp, path)) break;
@@ -62,14 +67,17 @@ export function lockFile(target: string): FileLock {
       const state = holderState(current);
       if (state !== 'dead') throw new LockedError(path, current, state === 'alive' ? 'held' : 'other_host');
       takeOver(path, current);
+      tookOver = current;
       if (attempt > 100) throw new LockedError(path, current, 'held');
     }
   } finally {
     unlinkQuietly(temp);
   }
   const lock: FileLock = {
+    target,
     path,
     holder,
+    tookOver,
     release() {
       if (!held.delete(lock)) return;
       const current = readHolder(path);
@@ -152,18 +160,37 @@ export function holderState(holder: LockHolder): 'alive' | 'dead' | 'unknown' {
   const self = describeSelf();
   // Rebooted since (power loss): every pid on the old boot is gone.
   if (holder.boot !== undefined && self.boot !== undefined && holder.boot !== self.boot) return 'dead';
-  try {
-    process.kill(holder.pid, 0);
-  } catch (error) {
-    // EPERM: the pid exists but belongs to another user: alive.
-    return (error as NodeJS.ErrnoException).code === 'ESRCH' ? 'dead' : 'alive';
-  }
+  if (!pidAlive(holder.pid)) return 'dead';
   // The pid is in use: by the holder, unless it was reused by a process started later.
   if (holder.start !== undefined) {
     const start = processStart(holder.pid);
     if (start !== undefined && start !== holder.start) return 'dead';
   }
   return 'alive';
+}
+
+/** Whether a process with this pid runs on this host (EPERM: it does, as another user). */
+export function pidAlive(pid: number): boolean {
+  // 0 and negative pids name process groups, not a process.
+  if (!Number.isSafeInteger(pid) || pid <= 0) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+/**
+ * Whether a run other than this process may be writing `target`: its lock is held by a live
+ * run, a run on another host, or is not a lock we can read. No lock, or a dead holder's: no.
+ */
+export function heldByOther(target: string): boolean {
+  const current = readHolder(`${target}.lock`);
+  if (current === 'gone') return false;
+  if (current === 'unreadable') return true;
+  if (current.pid === process.pid && current.host === hostname()) return false;
+  return holderState(current) !== 'dead';
 }
 
 function describeSelf(): LockHolder {

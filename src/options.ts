@@ -30,11 +30,15 @@ export interface CommonFlags extends NetworkArgv {
   timeout: number;
   retries: number;
   quiet?: boolean | undefined;
-  progressInterval: number;
   json?: boolean | undefined;
 }
 
-export interface ImportFlags extends CommonFlags {
+/** The flags of a command that runs rows (import, export): config.ts fills the interval's default. */
+export interface RunFlags extends CommonFlags {
+  progressInterval: number;
+}
+
+export interface ImportFlags extends RunFlags {
   file: string;
   signingKey?: string | undefined;
   signatureHash: SignatureHash;
@@ -58,6 +62,7 @@ export interface ImportFlags extends CommonFlags {
   shards?: number | undefined;
   rate?: number | undefined;
   maxErrors?: number | undefined;
+  logFile?: string | undefined;
 }
 
 export interface CheckFlags extends CommonFlags {
@@ -67,7 +72,7 @@ export interface CheckFlags extends CommonFlags {
   detectSignature?: boolean | undefined;
 }
 
-export interface ExportFlags extends CommonFlags {
+export interface ExportFlags extends RunFlags {
   out: string;
   format?: ExportFormat | undefined;
   columns?: string | undefined;
@@ -115,6 +120,8 @@ export interface ImportOptions extends CommonOptions {
   run: Required<Pick<ImportSettings, 'file' | 'results' | 'dryRun' | 'concurrency'>> & ImportSettings;
   /** The service client's wire name for the application date. */
   applicationDateField: string;
+  /** --log-file: a JSON line per attempt and run event. */
+  logFile: string | undefined;
   /** The arguments as typed, to print the exact resume command. */
   commandLine: readonly string[];
 }
@@ -219,7 +226,7 @@ export async function resolveConnection(
   return { kind: 'service', baseUrl, token, signingKeyFile, network: await resolveNetwork(argv, env) };
 }
 
-function common(argv: CommonFlags) {
+function common(argv: RunFlags) {
   return {
     retries: check(
       z.number().int().min(0, '--retries must be 0 or more').max(20, '--retries must be at most 20'),
@@ -283,6 +290,7 @@ export async function resolveImportOptions(
       shard: resolveShard(argv, env),
     },
     applicationDateField: field,
+    logFile: argv.logFile,
     commandLine: mode.commandLine,
   };
 }

@@ -14,6 +14,9 @@ export interface ProgressSnapshot {
 
 export type OnProgress = (snapshot: ProgressSnapshot) => void;
 
+/** The commands' plain progress line when stderr is not a terminal (--progress-interval), seconds. */
+export const PROGRESS_LINE_INTERVAL_S = 5;
+
 /** How often the library reports, at most, unless told otherwise. */
 export const PROGRESS_INTERVAL_MS = 100;
 

@@ -62,6 +62,21 @@ describe('precedence: flag > env > config file > default', () => {
     ['map, config', ['validate', 'x.csv'], 'map', { config: { import: { map: { name: 'Legal name' } } } }, ['name=Legal name'], 'config'],
     ['signingKey, env over config', ['import', 'x.csv'], 'signingKey', { config: { connection: { signingKeyFile: 'c.pem' } }, env: { CCS_SIGNING_KEY_FILE: 'e.pem' } }, 'e.pem', 'env'],
     ['retries, nothing given (check)', ['check'], 'retries', {}, 5, 'default'],
+    ['maxRecordSize, nothing given', ['validate', 'x.csv'], 'maxRecordSize', {}, 1_048_576, 'default'],
+    ['maxRecordSize, config', ['import', 'x.csv'], 'maxRecordSize', { config: { import: { maxRecordSize: 4096 } } }, 4096, 'config'],
+    ['sheet, a number in config', ['validate', 'x.xlsx'], 'sheet', { config: { import: { sheet: 2 } } }, '2', 'config'],
+    ['sheet, flag over config', ['validate', 'x.xlsx'], 'sheet', { config: { import: { sheet: 2 } }, flag: ['--sheet', 'Clients'] }, 'Clients', 'flag'],
+    ['headerRow, config', ['import', 'x.csv'], 'headerRow', { config: { import: { headerRow: 3 } } }, 3, 'config'],
+    ['logFile, import config', ['import', 'x.csv'], 'logFile', { config: { import: { logFile: 'i.log' } } }, 'i.log', 'config'],
+    ['logFile, flag over import config', ['import', 'x.csv'], 'logFile', { config: { import: { logFile: 'i.log' } }, flag: ['--log-file', 'f.log'] }, 'f.log', 'flag'],
+    ['progressInterval, nothing given', ['export'], 'progressInterval', {}, 5, 'default'],
+    ['progressInterval, import config', ['import', 'x.csv'], 'progressInterval', { config: { import: { progressInterval: 60 } } }, 60, 'config'],
+    ['progressInterval, flag over config', ['export'], 'progressInterval', { config: { export: { progressInterval: 60 } }, flag: ['--progress-interval', '1'] }, 1, 'flag'],
+    ['quiet, export config', ['export'], 'quiet', { config: { export: { quiet: true } } }, true, 'config'],
+    ['quiet, --no-quiet over config', ['export'], 'quiet', { config: { export: { quiet: true } }, flag: ['--no-quiet'] }, false, 'flag'],
+    ['quiet, -q over config', ['import', 'x.csv'], 'quiet', { config: { import: { quiet: false } }, flag: ['-q'] }, true, 'flag'],
+    ['json, import config', ['validate', 'x.csv'], 'json', { config: { import: { json: true } } }, true, 'config'],
+    ['json, a report takes the export section', ['export', '--report', 'r'], 'json', { config: { export: { json: true }, reports: { r: {} } } }, true, 'config'],
   ];
   it.each(rows)('%s', async (_name, command, key, layers, value, from) => {
     const { settings } = await printConfig(command, layers);
@@ -108,6 +123,8 @@ describe('a config file that cannot be used: exit 2, naming the key and the file
     ['incremental without state', { reports: { r: { incremental: true } } }, ['export'], /config bad\.json: reports\.r\.state: incremental: true needs "state"/],
     ['not JSON', '{ "connection": ', ['validate', 'x.csv'], /config bad\.json: not valid JSON/],
     ['an unknown report', { reports: { daily: {} } }, ['export', '--report', 'weekly'], /--report weekly: no such report in bad\.json; reports are daily \[report_unknown\]/],
+    ['quiet in a report (it is the export section\'s)', { reports: { r: { quiet: true } } }, ['export'], /config bad\.json: reports\.r: Unrecognized key: "quiet"/],
+    ['a results path (flag only)', { import: { results: 'r.csv' } }, ['validate', 'x.csv'], /config bad\.json: import: Unrecognized key: "results"/],
   ];
   it.each(cases)('%s', async (_name, content, command, message) => {
     const dir = join(context.dir, `bad-${Math.random().toString(36).slice(2)}`);
@@ -127,6 +144,36 @@ describe('a config file that cannot be used: exit 2, naming the key and the file
     const none = await runCli(['export', '--print-config'], { cwd: context.dir });
     expect(none.code).toBe(0);
     expect(JSON.parse(none.stdout)).toMatchObject({ config: null });
+  });
+});
+
+describe('run settings from the file take effect', () => {
+  it('import: headerRow, maxRecordSize, quiet, json, logFile; export: quiet, json', async () => {
+    const dir = join(context.dir, 'run-settings');
+    await mkdir(dir);
+    const config = {
+      import: { headerRow: 2, maxRecordSize: 4096, quiet: true, json: true, logFile: 'v.log' },
+      export: { quiet: true, json: true },
+    };
+    await writeFile(join(dir, 'ccs-bulk.config.json'), JSON.stringify(config));
+    await writeFile(join(dir, 'in.csv'), 'Clients, nightly drop\nname,email,country,address\nAda,ada@example.com,DE,Street 1\n');
+    const validate = await runCli(['validate', 'in.csv'], { cwd: dir });
+    expect(validate.stderr).toBe('');
+    expect(validate.code).toBe(0);
+    const summary = JSON.parse(validate.stdout) as { counts: { valid: number }; source: { header: { line: number; source: string } } };
+    expect(summary.counts.valid).toBe(1);
+    expect(summary.source.header).toMatchObject({ line: 2, source: 'option' });
+    expect(await readFile(join(dir, 'v.log'), 'utf8')).toMatch(/"command":"validate".*"run_finished"/s);
+    // maxRecordSize: a record over 4096 bytes is refused as the file says.
+    await writeFile(join(dir, 'big.csv'), `title\nname,email,country,address\n"${'x'.repeat(5000)}",a@example.com,DE,S\n`);
+    const big = await runCli(['validate', 'big.csv', '--overwrite'], { cwd: dir });
+    expect(big.code).toBe(2);
+    expect(big.stderr).toMatch(/larger than the limit of 4 KiB/);
+
+    const exported = await runCli(['export', '--out', 'all.csv'], { cwd: dir, env: { CCS_BASE_URL: context.sandbox.url, CCS_TOKEN: context.sandbox.token } });
+    expect(exported.stderr).toBe('');
+    expect(exported.code).toBe(0);
+    expect(JSON.parse(exported.stdout)).toMatchObject({ out: 'all.csv', rows: context.sandbox.store.all().length });
   });
 });
 

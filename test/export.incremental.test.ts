@@ -211,9 +211,12 @@ describe('ccs-bulk export --since-last (the CLI, runs after runs)', () => {
       'a.csv',
       'state.json',
     ]);
+    expect((await readdir(dir)).filter((name) => name.startsWith('.b.csv.') && name.endsWith('.tmp'))).toHaveLength(1);
     const next = await runCli([...base, '--out', join(dir, 'c.csv')], { env });
     expect(next.stderr).toBe('');
     expect(next.code).toBe(0);
+    // b.csv's temp is removed by the next run in that directory, whatever its output's name.
+    expect((await readdir(dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
     const a = await idsOf(join(dir, 'a.csv'));
     const c = await idsOf(join(dir, 'c.csv'));
     expect(a.sort()).toEqual(expect.arrayContaining(first));

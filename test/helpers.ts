@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../src/sandbox/index.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -134,4 +134,14 @@ export function useSandbox(options: SandboxOptions = {}): SandboxContext {
     await cleanup?.();
   });
   return context;
+}
+
+/**
+ * A log that must hold no secret and no personal data: nothing shaped like a token, a key or
+ * an auth header, and none of `values` (tokens, passwords, names, e-mails, keys…).
+ */
+export function expectNoneOf(text: string, values: Iterable<string>): void {
+  expect(text).not.toMatch(/PRIVATE KEY|lk_sandbox_|lk_live_|authorization|bearer/i);
+  const found = [...values].filter((value) => value.length > 3 && text.includes(value));
+  expect(found).toEqual([]);
 }

@@ -117,6 +117,22 @@ describe('a lock left by a dead run', () => {
     expect(existsSync(`${results}.lock`)).toBe(false);
   });
 
+  it("a dead run's temp file beside the results file (a --resume compaction killed) is removed by the next run, a live one's kept", async () => {
+    const input = await freshInput();
+    const results = join(ctx.dir, 'swept.results.csv');
+    expect((await runCli(['import', input, '--results', results, '--quiet'], { env: ctx.env() })).code).toBe(0);
+    const dead = join(ctx.dir, `.swept.results.csv.${deadPid()}.5eed0001.tmp`);
+    const live = join(ctx.dir, `.swept.results.csv.${process.pid}.5eed0002.tmp`);
+    writeFileSync(dead, 'row,outcome\n');
+    writeFileSync(live, 'row,outcome\n');
+    const resumed = await runCli(['import', input, '--results', results, '--resume'], { env: ctx.env() });
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain(`ccs-bulk: removed a temp file left by a run that died: ${dead}\n`);
+    expect(existsSync(dead)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+    expect((await readResults(results)).filter((line) => line[1] === 'created')).toHaveLength(ROWS);
+  });
+
   it('Ctrl-C, a second Ctrl-C and an error all leave no lock behind', async () => {
     ctx.sandbox.setFaults({ latencyMs: 300 });
     try {

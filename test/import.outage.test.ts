@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
@@ -32,7 +32,8 @@ describe('a mid-run outage pauses the whole run (circuit breaker)', () => {
     const { file, results, keys } = await input(rows);
     ctx.sandbox.setFaults({ outage: { atMs: 400, forMs: 3000, kind: '503' } });
     const before = { requests: ctx.sandbox.stats.requests, size: ctx.sandbox.store.size, outage: ctx.sandbox.stats.faults.outage };
-    const run = await runCli(['import', file, '--results', results, '--concurrency', '4', '--json', '--progress-interval', '3600'], {
+    const log = `${file}.log`;
+    const run = await runCli(['import', file, '--results', results, '--concurrency', '4', '--json', '--progress-interval', '3600', '--log-file', log], {
       env: ctx.env(),
     });
     ctx.sandbox.setFaults({ outage: undefined });
@@ -47,6 +48,12 @@ describe('a mid-run outage pauses the whole run (circuit breaker)', () => {
     expect(requests - rows).toBeLessThan(40);
     expect(run.stderr).toMatch(/the service is failing every request \(.*503.*\): sending paused/);
     expect(run.stderr).toMatch(/the service is back after \d+ s: sending resumed/);
+    // The breaker's pause and resume are run events in the log.
+    const events = (await readFile(log, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { event?: string; down_for_ms?: number });
+    const outage = events.filter((line) => line.event?.startsWith('outage_'));
+    expect(outage[0]?.event).toBe('outage_paused');
+    expect(outage.at(-1)).toMatchObject({ event: 'outage_resumed' });
+    expect(outage.at(-1)!.down_for_ms).toBeGreaterThan(0);
   }, BOUND);
 
   it('connections cut mid-run (not refused at start) are an outage too, not a configuration error', async () => {

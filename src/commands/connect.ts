@@ -4,9 +4,10 @@
  */
 import { createPrivateKey } from 'node:crypto';
 import type { Io } from '../io.js';
+import type { LogFile } from '../log-file.js';
 import type { Connection } from '../options.js';
 import type { Sandbox } from '../sandbox/index.js';
-import { createServiceClient, type ServiceClient, type ServiceClientOptions } from '../service/client.js';
+import { createServiceClient, type ServiceClient } from '../service/client.js';
 import { SERVICE_DEFAULTS } from '../service/defaults.js';
 import type { NetworkSettings } from '../service/dispatcher.js';
 import type { OutageEvent } from '../service/outage.js';
@@ -21,7 +22,8 @@ export interface ConnectOptions {
   needSigner: boolean;
   applicationDateField?: string;
   quiet: boolean;
-  onAttempt?: ServiceClientOptions['onAttempt'];
+  /** --log-file: every attempt and breaker transition. */
+  log?: LogFile | undefined;
 }
 
 export interface Connected {
@@ -68,11 +70,12 @@ export async function connect(connection: Connection, options: ConnectOptions, i
     timeouts: { headersMs: options.timeoutMs, bodyMs: options.timeoutMs },
     retry: { retries: options.retries },
     applicationDateField: options.applicationDateField,
-    onAttempt: options.onAttempt,
+    onAttempt: options.log && ((event) => options.log?.attempt(event)),
     signal: io.signal,
     network,
     breaker: outageTimeoutMs === undefined ? undefined : { outageTimeoutMs },
     onOutage: (event) => {
+      options.log?.outage(event);
       if (!options.quiet || event.type === 'stopped') io.stderr.write(`ccs-bulk: ${describeOutage(event)}\n`);
     },
   });

@@ -11,12 +11,13 @@ import { type ExportSummary, exportClients } from '../export/run-export.js';
 import type { Io } from '../io.js';
 import type { Connection, ResolvedExportOptions } from '../options.js';
 import { counted, createProgress, formatDuration, progressDisplay } from '../progress.js';
-import { type LogFile, openLogFile } from '../log-file.js';
+import { type LogFile, withLogFile } from '../log-file.js';
 import { connect } from './connect.js';
+import { reportSweep } from './stale-temps.js';
 
 export async function runExport(options: ResolvedExportOptions, io: Io): Promise<ExitCode> {
-  const settings = options.export;
-  if (!options.connection)
+  const { export: settings, connection } = options;
+  if (!connection)
     throw new UsageError('export needs a service connection (or --sandbox)', 'connection_missing');
   const toStdout = settings.out === '-';
   // A workbook is binary: piped or redirected it is fine, on a terminal it is noise.
@@ -26,15 +27,7 @@ export async function runExport(options: ResolvedExportOptions, io: Io): Promise
       'xlsx_to_terminal',
     );
   }
-  const log = settings.logFile === undefined ? undefined : openLogFile(settings.logFile, 'export');
-  try {
-    return await exportWith(options, options.connection, io, log);
-  } catch (error) {
-    log?.run('run_failed', { error: (error as { code?: string }).code ?? 'error', exit_code: (error as { exitCode?: number }).exitCode ?? 1 });
-    throw error;
-  } finally {
-    log?.close();
-  }
+  return withLogFile(settings.logFile, 'export', (log) => exportWith(options, connection, io, log));
 }
 
 async function exportWith(
@@ -62,7 +55,7 @@ async function exportWith(
       connections: settings.prefetch,
       needSigner: false,
       quiet: options.quiet,
-      onAttempt: log && ((event) => log.attempt(event)),
+      log,
     },
     io,
   );
@@ -78,6 +71,7 @@ async function exportWith(
       gzip: settings.gzip,
       signal: io.signal,
       onProgress: (snapshot) => progress.update(snapshot),
+      onStaleTemps: reportSweep(options.quiet, io, log),
     }).finally(() => progress.stop());
   } catch (error) {
     const what = error instanceof StoppedError ? 'export interrupted' : 'export failed';
@@ -98,6 +92,7 @@ async function exportWith(
     requests: report.requests,
     created_from: report.filters.createdFrom,
     created_to: report.filters.createdTo,
+    elapsed_ms: report.elapsedMs,
     exit_code: 0,
   });
   if (options.json) (toStdout ? io.stderr : io.stdout).write(`${JSON.stringify(report)}\n`);

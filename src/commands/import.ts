@@ -6,13 +6,30 @@ import type { ExitCode } from '../errors.js';
 import { IMPORT_DEFAULTS } from '../import/defaults.js';
 import { type ImportPlan, type ImportSummary, importClients } from '../import/run-import.js';
 import type { Io } from '../io.js';
+import { type LogFile, withLogFile } from '../log-file.js';
 import type { ImportOptions } from '../options.js';
 import { counted, createProgress, formatDuration, NO_PROGRESS, progressDisplay } from '../progress.js';
 import type { Connected } from './connect.js';
+import { reportSweep } from './stale-temps.js';
 
 export async function runImport(options: ImportOptions, io: Io): Promise<ExitCode> {
+  return withLogFile(options.logFile, options.run.dryRun ? 'validate' : 'import', (log) => importWith(options, io, log));
+}
+
+async function importWith(options: ImportOptions, io: Io, log: LogFile | undefined): Promise<ExitCode> {
   let connected: Connected | undefined;
   const { run } = options;
+  log?.run('run_started', {
+    input: run.file,
+    results: run.results,
+    failed: run.failed,
+    resume: run.resume,
+    shard: run.shard && `${run.shard.index}/${run.shard.count}`,
+    concurrency: run.concurrency,
+    max_concurrency: run.concurrency === 'auto' ? run.maxConcurrency : undefined,
+    rate: run.rate,
+    max_errors: run.maxErrors,
+  });
   if (!run.dryRun && options.connection) {
     // Loaded only when something is sent: validate needs no HTTP stack (~20 MB of undici).
     const { connect } = await import('./connect.js');
@@ -26,6 +43,7 @@ export async function runImport(options: ImportOptions, io: Io): Promise<ExitCod
         needSigner: true,
         applicationDateField: options.applicationDateField,
         quiet: options.quiet,
+        log,
       },
       io,
     );
@@ -39,19 +57,30 @@ export async function runImport(options: ImportOptions, io: Io): Promise<ExitCod
       service: connected?.service,
       signal: io.signal,
       onPlan: (plan) => {
+        if (run.resume) log?.run('run_resumed', { results: plan.results, rows_created_earlier: plan.resumedCreated });
         if (!options.quiet) io.stderr.write(formatPlan(plan, options));
         // After the plan's lines: a bar redraws its own line.
         progress = createProgress({ ...display, unit: 'rows' });
       },
       onProgress: (snapshot) => progress.update(snapshot),
+      onStaleTemps: reportSweep(options.quiet, io, log),
     });
   } finally {
     progress.stop();
     await connected?.close();
   }
+  const exitCode = exitCodeOf(summary);
+  log?.run('run_finished', {
+    rows: summary.rows,
+    counts: summary.counts,
+    stopped: summary.stopped?.reason,
+    concurrency: summary.dryRun ? undefined : summary.concurrency,
+    elapsed_ms: summary.elapsedMs,
+    exit_code: exitCode,
+  });
   if (options.json) io.stdout.write(`${JSON.stringify(summary)}\n`);
   if (!options.quiet || summary.stopped) io.stderr.write(formatSummary(summary, options));
-  return exitCodeOf(summary);
+  return exitCode;
 }
 
 export function exitCodeOf(summary: ImportSummary): ExitCode {

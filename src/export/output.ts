@@ -5,18 +5,12 @@
  * the final name, and removes its temp file. A stream (stdout) is written as is and not ended.
  * Every write waits for 'drain' when the destination lags: memory stays one page deep.
  */
-import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { rename, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import { OutputError, UsageError } from '../errors.js';
-
-/** A hidden, unique name beside `path` (same directory: the rename into place is atomic). */
-export function tempBeside(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-}
+import { tempBeside } from '../temp-files.js';
 
 export interface Output {
   /** The final path, or the stream's label. */

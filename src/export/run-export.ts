@@ -18,6 +18,7 @@ import { newPagingStats, type PageFilters, pageClients } from './page.js';
 import { UsageError } from '../errors.js';
 import { lockOutput } from '../import/output-files.js';
 import type { FileLock } from '../lock.js';
+import { sweepStaleTemps } from '../temp-files.js';
 import {
   checkStateFilters,
   NearBound,
@@ -49,6 +50,8 @@ export interface ExportClientsOptions extends ExportSettings {
   gzip?: boolean | undefined;
   /** The report's name, for `{report}` in `out`. */
   report?: string | undefined;
+  /** Called with the temp files of dead runs removed beside the output and state files. */
+  onStaleTemps?: ((removed: string[]) => void) | undefined;
 }
 
 export interface IncrementalSummary {
@@ -128,9 +131,12 @@ async function runExport(
   if (options.gzip === true && typeof out !== 'string') throw new UsageError('gzip applies to a file output', 'bad_option');
   // One run per output and per state file: two overlapping runs would clobber both.
   if (typeof out === 'string') locks.push(lockOutput(out, 'the export file'));
+  if (statePath !== undefined) locks.push(lockOutput(statePath, 'the state file'));
+  // Held: a temp file beside them whose writer is gone (kill -9) is removed.
+  const swept = sweepStaleTemps(locks);
+  if (swept.length > 0) options.onStaleTemps?.(swept);
   let state: SinceLastState | undefined;
   if (statePath !== undefined) {
-    locks.push(lockOutput(statePath, 'the state file'));
     state = await readState(statePath);
     if (state) checkStateFilters(statePath, state, stateFilters(settings.status, settings.creditStatus));
   }

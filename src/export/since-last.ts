@@ -10,7 +10,7 @@
 import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
-import { tempBeside } from './output.js';
+import { tempBeside } from '../temp-files.js';
 
 const STATE_VERSION = 1;
 

@@ -8,6 +8,7 @@ import type { Field } from './fields.js';
 import { checkDistinctPaths, lockOutput } from './output-files.js';
 import { openRows, type ReadOptions, type RowSource } from './read/index.js';
 import { assertResultsUsable, openResults, type ResultsFile } from './results.js';
+import { sweepStaleTemps } from '../temp-files.js';
 
 export interface PlanInput {
   file: string;
@@ -18,6 +19,8 @@ export interface PlanInput {
   resume: boolean;
   overwrite: boolean;
   dryRun: boolean;
+  /** Called with the temp files of dead runs removed beside the results file. */
+  onStaleTemps?: ((removed: string[]) => void) | undefined;
 }
 
 export interface OpenPlan {
@@ -37,6 +40,8 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
   ]);
   // First: a live run holding the results file refuses this one before anything is read or decided.
   const resultsLock = lockOutput(input.results, 'results file');
+  const swept = sweepStaleTemps([resultsLock]);
+  if (swept.length > 0) input.onStaleTemps?.(swept);
   let source: RowSource;
   try {
     source = await openRows(input.file, { headerTest: headerTest(input.map), ...input.read });

@@ -11,6 +11,7 @@ import { CcsError, UsageError } from '../errors.js';
 import { KeySet } from './key-set.js';
 import { unescapeFormula } from './normalize.js';
 import type { FileLock } from '../lock.js';
+import { tempBeside } from '../temp-files.js';
 import { BlockWriter, lockOutput, openPrivate, writeFully } from './output-files.js';
 
 export const RESULT_COLUMNS = [
@@ -153,8 +154,8 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
 async function compactForResume(path: string): Promise<KeySet> {
   const complete = completeLength(path);
   const created = new KeySet();
-  const temp = `${path}.resume-${process.pid}.tmp`;
-  const out = openPrivate(temp, 'w');
+  const temp = tempBeside(path);
+  const out = openPrivate(temp, 'wx');
   try {
     let header: string[] | undefined;
     const parser = createReadStream(path, { start: 0, end: complete - 1 }).pipe(

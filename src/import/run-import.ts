@@ -56,6 +56,8 @@ export interface ImportClientsOptions extends ImportSettings {
   progressIntervalMs?: number | undefined;
   /** Called once the plan is settled, before any row is sent (validate prints it). */
   onPlan?: (plan: ImportPlan) => void;
+  /** Called with the temp files of dead runs removed beside the results file. */
+  onStaleTemps?: ((removed: string[]) => void) | undefined;
 }
 
 export interface ImportPlan {
@@ -184,6 +186,7 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
     resume: options.resume === true,
     overwrite: options.overwrite === true,
     dryRun,
+    onStaleTemps: options.onStaleTemps,
   });
   const { source, results: resultsFile, failedFile } = opened;
   const closeFiles = () => {

@@ -28,7 +28,7 @@ export function createSender(service: ServiceClient, window: SendWindow, recorde
         if (recorder.halted()) return recorder.notAttempted(raw, key);
         let reply: Reply<Client>;
         try {
-          reply = await service.sendCreate(prepared);
+          reply = await service.sendCreate(prepared, { row: raw.row });
         } catch (error) {
           return recordFailure(recorder, raw, key, error);
         }

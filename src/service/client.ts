@@ -58,6 +58,8 @@ export interface AttemptEvent {
   path: string;
   /** List Clients: the page asked for. */
   page: number | undefined;
+  /** Create Client: the input's row number, when the caller gave it. */
+  row: number | undefined;
   attempt: number;
   /** HTTP status; undefined when no response came (network error). */
   status: number | undefined;
@@ -108,15 +110,21 @@ export interface PreparedCreate {
   readonly signature: string;
 }
 
+/** What the caller knows of a request, copied into its attempts' AttemptEvents. */
+export interface RequestContext {
+  /** The input's row number (import). */
+  row?: number | undefined;
+}
+
 export interface ServiceClient {
-  createClient(body: CreateClientBody): Promise<Reply<Client>>;
+  createClient(body: CreateClientBody, context?: RequestContext): Promise<Reply<Client>>;
   /**
    * createClient in two steps, so a caller can sign bodies ahead while others are on the
    * wire: prepareCreate serializes and signs (the costly part, in the thread pool);
    * sendCreate posts, with retries.
    */
   prepareCreate(body: CreateClientBody): Promise<PreparedCreate>;
-  sendCreate(prepared: PreparedCreate): Promise<Reply<Client>>;
+  sendCreate(prepared: PreparedCreate, context?: RequestContext): Promise<Reply<Client>>;
   listClients(query: ListClientsQuery): Promise<Reply<ListPage>>;
   /** Every attempt's answer, 429s and retries included, until the returned function is called. */
   watchAnswers(listener: (answer: Answer) => void): () => void;
@@ -217,6 +225,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     path: string,
     schema: z.ZodType<{ data: T }>,
     body?: { bytes: Buffer; signature: string },
+    context: RequestContext = {},
   ): Promise<Reply<T>> {
     const headers: Record<string, string> = {
       authorization,
@@ -253,6 +262,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           method,
           path: path.split('?')[0] ?? path,
           page: pageOf(path),
+          row: context.row,
           attempt,
           status,
           latencyMs: Math.round(ms),
@@ -342,11 +352,12 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     const bytes = serializeCreateBody(body, options.applicationDateField);
     return { bytes, signature: await options.signer.sign(bytes) };
   }
-  const sendCreate = (prepared: PreparedCreate) => send('POST', '/v1/client', createEnvelope, prepared);
+  const sendCreate = (prepared: PreparedCreate, context?: RequestContext) =>
+    send('POST', '/v1/client', createEnvelope, prepared, context);
 
   return {
-    async createClient(body) {
-      return sendCreate(await prepareCreate(body));
+    async createClient(body, context) {
+      return sendCreate(await prepareCreate(body), context);
     },
     prepareCreate,
     sendCreate,
