@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { KeySet } from '../src/import/key-set.js';
-import { canonicalJson, deriveKey } from '../src/import/key.js';
+import { canonicalJson, deriveKey, fold } from '../src/import/key.js';
 import type { ClientFields } from '../src/import/validate-row.js';
 
 const base: ClientFields = {
@@ -41,6 +41,20 @@ describe('deriveKey', () => {
     }
     const { currency: _c, ...withoutCurrency } = base;
     expect(deriveKey(withoutCurrency)).not.toBe(key);
+  });
+});
+
+describe('fold', () => {
+  it('is NFC with every run of white space as one space, whatever the text', () => {
+    const space = fc.constantFrom(' ', '  ', '\t', '\n', '\r\n', '\u00a0', ' \u00a0', '\u2003', '\u3000', '\ufeff', '\u2028');
+    const word = fc.oneof(fc.string({ unit: 'grapheme' }), fc.constantFrom('Zoë', 'Zoe\u0308', 'Müller', 'Å', 'A\u030a', 'x'));
+    const text = fc.array(fc.oneof(word, space), { maxLength: 8 }).map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(fc.oneof(text, fc.string({ unit: 'binary' })), (value) => {
+        expect(fold(value)).toBe(value.normalize('NFC').replace(/\s+/gu, ' '));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 

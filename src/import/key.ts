@@ -5,10 +5,16 @@ import type { ClientFields } from './validate-row.js';
 
 /** Plain ASCII with single spaces is already folded: skip the costly Unicode passes for it. */
 const FOLDED = /^(?:[\x21-\x7e]| (?! ))*$/;
+/** White space the fold changes: other than a space, or a space after white space. */
+const UNFOLDED_SPACE = /[^\S ]|\s /u;
 
-function fold(text: string | undefined): string {
+/** NFC, runs of white space as one space. */
+export function fold(text: string | undefined): string {
   if (text === undefined) return '';
-  return FOLDED.test(text) ? text : text.normalize('NFC').replace(/\s+/gu, ' ');
+  if (FOLDED.test(text)) return text;
+  const composed = text.normalize('NFC');
+  // Most non-ASCII names (Zoë Müller) have single spaces: the replace would copy them unchanged.
+  return UNFOLDED_SPACE.test(composed) ? composed.replace(/\s+/gu, ' ') : composed;
 }
 
 /**
@@ -30,7 +36,8 @@ const JSON_ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
  * several times faster.
  */
 export function canonicalJson(parts: readonly string[]): string {
-  if (parts.length === 0 || JSON_ESCAPED.test(parts.join(''))) return JSON.stringify(parts);
+  if (parts.length === 0) return '[]';
+  for (const part of parts) if (JSON_ESCAPED.test(part)) return JSON.stringify(parts);
   return `["${parts.join('","')}"]`;
 }
 
