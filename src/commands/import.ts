@@ -7,7 +7,7 @@ import { IMPORT_DEFAULTS } from '../import/defaults.js';
 import { type ImportPlan, type ImportSummary, importClients } from '../import/run-import.js';
 import type { Io } from '../io.js';
 import type { ImportOptions } from '../options.js';
-import { createProgress, formatDuration, NO_PROGRESS, progressDisplay } from '../progress.js';
+import { createProgress, formatDuration, formatLimits, NO_PROGRESS, progressDisplay } from '../progress.js';
 import type { Connected } from './connect.js';
 
 export async function runImport(options: ImportOptions, io: Io): Promise<ExitCode> {
@@ -99,7 +99,7 @@ function formatSummary(summary: ImportSummary, options: ImportOptions): string {
   if (summary.topErrors.length > 0) {
     lines.push(`  top errors: ${summary.topErrors.map((e) => `${e.code} ×${e.count}`).join(', ')}`);
   }
-  if (!summary.dryRun) lines.push(`  concurrency: ${formatLimits(summary.concurrency)}`);
+  if (!summary.dryRun) lines.push(`  concurrency: ${formatLimits(summary.concurrency, 'in flight')}`);
   if (summary.shard) {
     const { index, count, otherRows } = summary.shard;
     lines.push(`  shard ${index} of ${count}: ${otherRows} rows belong to the other shards (ccs-bulk results merge combines the files)`);
@@ -112,11 +112,6 @@ function formatSummary(summary: ImportSummary, options: ImportOptions): string {
       lines.push(`  to continue: ${resumeCommand(options.commandLine)}`);
   }
   return `${lines.join('\n')}\n`;
-}
-
-function formatLimits(limits: ImportSummary['concurrency']): string {
-  if (limits.mode === 'fixed') return `${limits.current} (fixed)`;
-  return `auto, settled at ${limits.settled} in flight (last ${limits.current}, at most ${limits.max})`;
 }
 
 /** The command as typed, with --resume instead of --overwrite. */
