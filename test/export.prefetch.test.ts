@@ -43,7 +43,7 @@ describe('--prefetch auto, the default, at 50 ms a page', () => {
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout);
     expect(summary.rows).toBe(clients);
-    expect(summary.prefetch).toMatchObject({ mode: 'auto', max: 32 });
+    expect(summary.prefetch).toMatchObject({ mode: 'auto', max: 64 });
     expect(summary.prefetch.settled).toBeGreaterThan(START);
     await expectEveryClientOnce(out, sandbox);
   });
@@ -111,7 +111,7 @@ describe('--prefetch auto with a slow writer', () => {
   }
 
   it('does not grow while the writer is the bottleneck, and grows when it is not', async () => {
-    const service = createServiceClient({ baseUrl: sandbox.url, token: sandbox.token, connections: 32 });
+    const service = createServiceClient({ baseUrl: sandbox.url, token: sandbox.token, connections: 64 });
     try {
       const settings = { service, pageSize: 20, columns: ['id'] };
       const slow = slowSink(100);

@@ -19,5 +19,5 @@ export const EXPORT_DEFAULTS = {
   /** Adapted while the export runs (service/concurrency.ts), from `startPrefetch` up to `maxPrefetch`. */
   prefetch: 'auto' as number | 'auto',
   startPrefetch: 4,
-  maxPrefetch: 32,
+  maxPrefetch: 64,
 } as const;
