@@ -20,6 +20,17 @@ beforeAll(async () => {
 });
 afterAll(() => temp?.cleanup());
 
+const envOf = (sandbox: Sandbox) => ({ CCS_BASE_URL: sandbox.url, CCS_TOKEN: sandbox.token });
+
+/** `ccs-bulk export` of every client to `name`, with the default prefetch: a clean exit, and its --json summary. */
+async function exportAll(sandbox: Sandbox, name: string, pageSize: number) {
+  const out = join(temp.dir, name);
+  const run = await runCli(['export', '--out', out, '--page-size', String(pageSize), '--json', '--quiet'], { env: envOf(sandbox) });
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  return { out, summary: JSON.parse(run.stdout) };
+}
+
 /** The sandbox's own clients, against the CSV the CLI wrote: every one, each once. */
 async function expectEveryClientOnce(file: string, sandbox: Sandbox): Promise<void> {
   const ids = parseCsv(await readFile(file, 'utf8')).map((record) => record.id);
@@ -36,12 +47,7 @@ describe('--prefetch auto, the default, at 50 ms a page', () => {
   afterAll(() => sandbox?.close());
 
   it('grows past its start while the writer waits on the network; every client once', async () => {
-    const out = join(temp.dir, 'latency.csv');
-    const env = { CCS_BASE_URL: sandbox.url, CCS_TOKEN: sandbox.token };
-    const run = await runCli(['export', '--out', out, '--page-size', '20', '--json', '--quiet'], { env });
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
-    const summary = JSON.parse(run.stdout);
+    const { out, summary } = await exportAll(sandbox, 'latency.csv', 20);
     expect(summary.rows).toBe(clients);
     expect(summary.prefetch).toMatchObject({ mode: 'auto', max: 64 });
     expect(summary.prefetch.settled).toBeGreaterThan(START);
@@ -50,7 +56,7 @@ describe('--prefetch auto, the default, at 50 ms a page', () => {
 
   it('the summary and progress lines show it; a number pins it', async () => {
     const out = join(temp.dir, 'pinned.csv');
-    const env = { CCS_BASE_URL: sandbox.url, CCS_TOKEN: sandbox.token };
+    const env = envOf(sandbox);
     const auto = await runCli(['export', '--out', out, '--page-size', '50', '--max-prefetch', '6', '--progress-interval', '0.1'], { env });
     expect(auto.code).toBe(0);
     expect(auto.stderr).toMatch(/ccs-bulk: \d+ clients, .*prefetch \d+/);
@@ -61,7 +67,7 @@ describe('--prefetch auto, the default, at 50 ms a page', () => {
   });
 
   it("refuses a --prefetch that is neither 'auto' nor a whole number", async () => {
-    const run = await runCli(['export', '--prefetch', 'lots'], { env: { CCS_BASE_URL: sandbox.url, CCS_TOKEN: sandbox.token } });
+    const run = await runCli(['export', '--prefetch', 'lots'], { env: envOf(sandbox) });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("--prefetch takes 'auto' or a whole number");
   });
@@ -76,13 +82,8 @@ describe('--prefetch auto against a rate limit', () => {
   afterAll(() => sandbox?.close());
 
   it('backs off below its start on 429s and still writes every client once', async () => {
-    const out = join(temp.dir, 'limited.csv');
-    const env = { CCS_BASE_URL: sandbox.url, CCS_TOKEN: sandbox.token };
-    const run = await runCli(['export', '--out', out, '--page-size', '10', '--json', '--quiet'], { env });
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
+    const { out, summary } = await exportAll(sandbox, 'limited.csv', 10);
     expect(sandbox.stats.faults.rateLimited).toBeGreaterThan(0);
-    const summary = JSON.parse(run.stdout);
     expect(summary.rows).toBe(600);
     expect(summary.prefetch.mode).toBe('auto');
     expect(summary.prefetch.settled).toBeLessThan(START);
