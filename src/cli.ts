@@ -232,9 +232,14 @@ function exportFlags<T>(y: Argv<T>) {
     .option('direction', { choices: ['asc', 'desc'] as const, defaultDescription: EXPORT_DEFAULTS.direction })
     .option('page-size', { type: 'number', defaultDescription: String(EXPORT_DEFAULTS.pageSize), describe: 'clients per page' })
     .option('prefetch', {
-      type: 'number',
+      type: 'string',
       defaultDescription: String(EXPORT_DEFAULTS.prefetch),
-      describe: 'pages fetched ahead of the writer',
+      describe: "pages fetched ahead of the writer: 'auto' finds it while the export runs, a number pins it",
+    })
+    .option('max-prefetch', {
+      type: 'number',
+      defaultDescription: String(EXPORT_DEFAULTS.maxPrefetch),
+      describe: 'upper bound for --prefetch auto',
     })
     .option('overwrite', { type: 'boolean', group: OUTPUT, describe: 'replace an existing --out file (refused otherwise)' })
     .option('gzip', { type: 'boolean', group: OUTPUT, describe: 'gzip the file (implied by an --out name ending in .gz)' })

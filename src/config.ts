@@ -74,7 +74,8 @@ const exportFields = {
   escapeFormulas: z.boolean(),
   direction: z.enum(['asc', 'desc']),
   pageSize: z.number().int().min(1),
-  prefetch: z.number().int().min(1),
+  prefetch: z.union([z.literal('auto'), z.number().int().min(1)]),
+  maxPrefetch: z.number().int().min(1),
   gzip: z.boolean(),
   overwrite: z.boolean(),
   logFile: path,
@@ -244,7 +245,8 @@ const EXPORT: Setting[] = [
   { flag: 'escapeFormulas', section: 'export', key: 'escapeFormulas', fallback: EXPORT_DEFAULTS.escapeFormulas },
   { flag: 'direction', section: 'export', key: 'direction', fallback: EXPORT_DEFAULTS.direction },
   { flag: 'pageSize', section: 'export', key: 'pageSize', fallback: EXPORT_DEFAULTS.pageSize },
-  { flag: 'prefetch', section: 'export', key: 'prefetch', fallback: EXPORT_DEFAULTS.prefetch },
+  { flag: 'prefetch', section: 'export', key: 'prefetch', fallback: String(EXPORT_DEFAULTS.prefetch) },
+  { flag: 'maxPrefetch', section: 'export', key: 'maxPrefetch', fallback: EXPORT_DEFAULTS.maxPrefetch },
   ...reporting('export'),
 ];
 
@@ -262,7 +264,7 @@ function asFlag(flag: string, value: unknown): unknown {
   if (flag === 'map' && value !== null && typeof value === 'object') {
     return Object.entries(value).map(([field, header]) => `${field}=${String(header)}`);
   }
-  if ((flag === 'concurrency' || flag === 'sheet') && typeof value === 'number') return String(value);
+  if ((flag === 'concurrency' || flag === 'prefetch' || flag === 'sheet') && typeof value === 'number') return String(value);
   return value;
 }
 

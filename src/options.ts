@@ -84,7 +84,8 @@ export interface ExportFlags extends RunFlags {
   createdTo?: string | undefined;
   direction: Direction;
   pageSize: number;
-  prefetch: number;
+  prefetch: string | number;
+  maxPrefetch?: number | undefined;
   sinceLast?: string | undefined;
   overwrite?: boolean | undefined;
   gzip?: boolean | undefined;
@@ -311,10 +312,17 @@ function resolveShard(argv: { shard?: string | undefined; shards?: number | unde
 
 /** `auto` or a whole number of requests in flight. */
 function parseConcurrency(text: string): number | 'auto' {
-  const value = text.trim().toLowerCase();
+  const value = autoOrNumber(text, '--concurrency');
+  return value === 'auto' ? value : check(positiveInt('--concurrency', 1024), value);
+}
+
+/** `auto` or a number, as typed (a config file gives a number); the range is checked after. */
+function autoOrNumber(typed: string | number, flag: string): number | 'auto' {
+  if (typeof typed === 'number') return typed;
+  const value = typed.trim().toLowerCase();
   if (value === 'auto') return 'auto';
-  if (!/^\d+$/.test(value)) throw new UsageError(`--concurrency takes 'auto' or a whole number, got "${text}"`, 'bad_option');
-  return check(positiveInt('--concurrency', 1024), Number(value));
+  if (!/^\d+$/.test(value)) throw new UsageError(`${flag} takes 'auto' or a whole number, got "${typed}"`, 'bad_option');
+  return Number(value);
 }
 
 /** What the command runs: the export's settings plus how this run treats its files. */
@@ -372,7 +380,8 @@ export function parseExportOptions(argv: ExportFlags): ExportRunOptions {
         createdTo: argv.createdTo,
         direction: argv.direction,
         pageSize: argv.pageSize,
-        prefetch: argv.prefetch,
+        prefetch: autoOrNumber(argv.prefetch, '--prefetch'),
+        maxPrefetch: argv.maxPrefetch,
       },
       'flag',
       out,

@@ -5,6 +5,7 @@
  */
 import cliProgress from 'cli-progress';
 import type { ProgressSnapshot } from './progress-report.js';
+import type { LimitReport } from './service/adaptive-limit.js';
 
 export interface Progress {
   /** The library's onProgress: draws the snapshot, or keeps it until a line is due. */
@@ -115,4 +116,10 @@ export function formatDuration(ms: number): string {
   const minutes = Math.floor(seconds / 60);
   if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, '0')}s`;
   return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
+}
+
+/** A limit for the summary: `4 (fixed)`, or where `auto` settled, e.g. `what` = 'in flight'. */
+export function formatLimits(limits: LimitReport, what: string): string {
+  if (limits.mode === 'fixed') return `${limits.current} (fixed)`;
+  return `auto, settled at ${limits.settled} ${what} (last ${limits.current}, at most ${limits.max})`;
 }

@@ -6,7 +6,7 @@ import {
   type Observation,
   observe,
   PROBE_WINDOWS,
-} from '../src/import/concurrency.js';
+} from '../src/service/concurrency.js';
 
 const bounds = { min: 1, max: 64 };
 

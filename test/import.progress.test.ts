@@ -105,7 +105,7 @@ describe('progress as data (library)', () => {
         pageSize: 10,
         onProgress: (snapshot) => exported.push(snapshot),
       });
-      expect(exported.at(-1)).toEqual({ done: report.rows, counters: { pages: report.pages } });
+      expect(exported.at(-1)).toEqual({ done: report.rows, counters: { pages: report.pages, prefetch: report.prefetch.current } });
       expect(report.out).toBe('stream');
     } finally {
       await service.close();

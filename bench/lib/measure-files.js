@@ -62,8 +62,8 @@ const PAGE_SIZE = 100;
 const PREFETCH = 4;
 
 /**
- * `ccs-bulk export` of a sandbox seeded with `clients` (page size 100, 4 pages ahead: the
- * defaults), to CSV or to an xlsx report.
+ * `ccs-bulk export` of a sandbox seeded with `clients` (page size 100, 4 pages ahead: pinned, as
+ * the bare loop's, rather than the default `auto`), to CSV or to an xlsx report.
  */
 export function exportRun(ctx, clients, format = 'csv') {
   return cached(ctx, format === 'csv' ? `export:${clients}` : `export-${format}:${clients}`, () =>

@@ -10,7 +10,7 @@ import { type ExitCode, StoppedError, UsageError } from '../errors.js';
 import { type ExportSummary, exportClients } from '../export/run-export.js';
 import type { Io } from '../io.js';
 import type { Connection, ResolvedExportOptions } from '../options.js';
-import { counted, createProgress, formatDuration, progressDisplay } from '../progress.js';
+import { counted, createProgress, formatDuration, formatLimits, progressDisplay } from '../progress.js';
 import { type LogFile, withLogFile } from '../log-file.js';
 import { connect } from './connect.js';
 import { reportSweep } from './stale-temps.js';
@@ -51,8 +51,8 @@ async function exportWith(
       scheme: options.scheme,
       retries: options.retries,
       timeoutMs: options.timeoutMs,
-      // One connection per page in flight.
-      connections: settings.prefetch,
+      // One connection per page in flight; `auto` may grow to its bound.
+      connections: settings.prefetch === 'auto' ? settings.maxPrefetch : settings.prefetch,
       needSigner: false,
       quiet: options.quiet,
       log,
@@ -134,6 +134,7 @@ export function formatExportSummary(summary: ExportSummary): string {
       ? `  created_at ≤ ${filters.createdTo}: pinned to the export's start (no --created-to), so clients created during the export are not included`
       : `  created_at ≤ ${filters.createdTo}`,
   );
+  lines.push(`  prefetch: ${formatLimits(summary.prefetch, 'pages ahead')}`);
   lines.push(...formatCounts(summary.counts));
   if (summary.duplicatesDropped > 0) {
     lines.push(`  ${summary.duplicatesDropped} clients sent again by the service were written once`);

@@ -8,7 +8,7 @@ import { type ImportPlan, type ImportSummary, importClients } from '../import/ru
 import type { Io } from '../io.js';
 import { type LogFile, withLogFile } from '../log-file.js';
 import type { ImportOptions } from '../options.js';
-import { counted, createProgress, formatDuration, NO_PROGRESS, progressDisplay } from '../progress.js';
+import { counted, createProgress, formatDuration, formatLimits, NO_PROGRESS, progressDisplay } from '../progress.js';
 import type { Connected } from './connect.js';
 import { reportSweep } from './stale-temps.js';
 
@@ -128,7 +128,7 @@ function formatSummary(summary: ImportSummary, options: ImportOptions): string {
   if (summary.topErrors.length > 0) {
     lines.push(`  top errors: ${summary.topErrors.map((e) => `${e.code} ×${e.count}`).join(', ')}`);
   }
-  if (!summary.dryRun) lines.push(`  concurrency: ${formatLimits(summary.concurrency)}`);
+  if (!summary.dryRun) lines.push(`  concurrency: ${formatLimits(summary.concurrency, 'in flight')}`);
   if (summary.shard) {
     const { index, count, otherRows } = summary.shard;
     lines.push(`  shard ${index} of ${count}: ${otherRows} rows belong to the other shards (ccs-bulk results merge combines the files)`);
@@ -141,11 +141,6 @@ function formatSummary(summary: ImportSummary, options: ImportOptions): string {
       lines.push(`  to continue: ${resumeCommand(options.commandLine)}`);
   }
   return `${lines.join('\n')}\n`;
-}
-
-function formatLimits(limits: ImportSummary['concurrency']): string {
-  if (limits.mode === 'fixed') return `${limits.current} (fixed)`;
-  return `auto, settled at ${limits.settled} in flight (last ${limits.current}, at most ${limits.max})`;
 }
 
 /** The command as typed, with --resume instead of --overwrite. */

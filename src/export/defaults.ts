@@ -16,5 +16,8 @@ export const EXPORT_DEFAULTS = {
   direction: 'asc' as Direction,
   /** The largest page the sandbox serves; the service's limit is not published. */
   pageSize: 100,
-  prefetch: 4,
+  /** Adapted while the export runs (service/concurrency.ts), from `startPrefetch` up to `maxPrefetch`. */
+  prefetch: 'auto' as number | 'auto',
+  startPrefetch: 4,
+  maxPrefetch: 64,
 } as const;

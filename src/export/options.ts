@@ -37,7 +37,9 @@ export interface ExportOptions {
   createdTo: string | undefined;
   direction: Direction;
   pageSize: number;
-  prefetch: number;
+  /** Pages requested ahead of the writer: a fixed number, or `auto` (adapted, up to maxPrefetch). */
+  prefetch: number | 'auto';
+  maxPrefetch: number;
 }
 
 /** What a library caller may pass: every field optional, lists as arrays or comma strings. */
@@ -53,7 +55,8 @@ export interface ExportSettings {
   createdTo?: string | undefined;
   direction?: Direction | undefined;
   pageSize?: number | undefined;
-  prefetch?: number | undefined;
+  prefetch?: number | 'auto' | undefined;
+  maxPrefetch?: number | undefined;
 }
 
 const bad = (message: string) => new UsageError(message, 'bad_option');
@@ -96,6 +99,7 @@ export function checkExportSettings(
       `${name('created-from', 'createdFrom')} (${createdFrom}) is after ${name('created-to', 'createdTo')} (${createdTo})`,
     );
   }
+  const prefetch = settings.prefetch ?? EXPORT_DEFAULTS.prefetch;
   return {
     format,
     columns: parseColumns(settings.columns, name('columns', 'columns')),
@@ -122,9 +126,10 @@ export function checkExportSettings(
       name('page-size', 'pageSize'),
       MAX_PAGE_SIZE,
     ),
-    prefetch: wholeNumber(
-      settings.prefetch ?? EXPORT_DEFAULTS.prefetch,
-      name('prefetch', 'prefetch'),
+    prefetch: prefetch === 'auto' ? prefetch : wholeNumber(prefetch, name('prefetch', 'prefetch'), MAX_PREFETCH),
+    maxPrefetch: wholeNumber(
+      settings.maxPrefetch ?? EXPORT_DEFAULTS.maxPrefetch,
+      name('max-prefetch', 'maxPrefetch'),
       MAX_PREFETCH,
     ),
   };

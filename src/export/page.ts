@@ -1,6 +1,7 @@
 /**
  * Pages through List Clients whatever the server's page base, yielding each page's clients not
- * written before, in order, with up to `prefetch` requests in flight ahead of the writer.
+ * written before, in order, with up to `prefetch()` requests in flight ahead of the writer (read
+ * at every top-up: `--prefetch auto` changes it while the export runs).
  *
  * Page numbering is not published (docs/service.md#paging), so:
  * - start at page 0; a 400/422 about `page` (or with no param) means "1-based", restart at 1;
@@ -23,7 +24,7 @@ export interface PageClientsOptions {
   service: ServiceClient;
   filters: PageFilters;
   pageSize: number;
-  prefetch: number;
+  prefetch: () => number;
   signal?: AbortSignal | undefined;
 }
 
@@ -45,6 +46,10 @@ export interface PagingStats {
   requests: number;
   /** Clients dropped because their id had already been written. */
   duplicates: number;
+  /** Pages requested and not answered yet. */
+  inFlight: number;
+  /** True while the writer waits for the next page: the network, not the writer, is behind. */
+  waiting: boolean;
 }
 
 /** Full pages in a row that bring no new id before the server is declared broken. */
@@ -53,7 +58,15 @@ const MAX_STALE_PAGES = 3;
 type Settled = { ok: true; page: ListPage } | { ok: false; error: unknown };
 
 export function newPagingStats(pageSize: number): PagingStats {
-  return { pageBase: undefined, pageSize, pages: 0, requests: 0, duplicates: 0 };
+  return { pageBase: undefined, pageSize, pages: 0, requests: 0, duplicates: 0, inFlight: 0, waiting: false };
+}
+
+/**
+ * Prefetch slots busy, for `--prefetch auto`: the pages on the wire while the writer waits for
+ * one. While the writer is busy (disk, xlsx encoding) none count, so a slow writer never grows it.
+ */
+export function busyPrefetch(stats: PagingStats): number {
+  return stats.waiting ? stats.inFlight : 0;
 }
 
 export async function* pageClients(
@@ -63,9 +76,14 @@ export async function* pageClients(
   const { service, filters, pageSize, prefetch, signal } = options;
   const fetchPage = (page: number): Promise<ListPage> => {
     stats.requests++;
+    stats.inFlight++;
     return service.listClients({ ...filters, page, size: pageSize }).then(
-      (reply) => reply.data,
+      (reply) => {
+        stats.inFlight--;
+        return reply.data;
+      },
       (error: unknown) => {
+        stats.inFlight--;
         throw explain(error, pageSize);
       },
     );
@@ -110,7 +128,7 @@ export async function* pageClients(
     for (;;) {
       const isLast = page.clients.length < stats.pageSize;
       // Before handing the page over, so the next pages load while this one is written.
-      if (!isLast) topUp(number + prefetch);
+      if (!isLast) topUp(number + prefetch());
       const verdict = seen.accept(number, page.clients, base, stats);
       if (verdict === 'clamped') stats.pageBase = 1;
       else if (verdict.received > 0) {
@@ -121,8 +139,11 @@ export async function* pageClients(
       // Prefetched pages may all be ready: the wait below would not notice the abort.
       if (signal?.aborted) throw interrupted();
       number++;
-      topUp(number + prefetch - 1);
-      const settled = await abortable(pending.get(number)!, signal);
+      topUp(number + prefetch() - 1);
+      stats.waiting = true;
+      const settled = await abortable(pending.get(number)!, signal).finally(() => {
+        stats.waiting = false;
+      });
       pending.delete(number);
       if (!settled.ok) throw settled.error;
       page = settled.page;

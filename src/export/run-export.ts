@@ -5,16 +5,18 @@
  */
 
 import { type OnProgress, progressReporter } from '../progress-report.js';
+import { createAdaptiveLimit, type LimitReport } from '../service/adaptive-limit.js';
 import type { ServiceClient } from '../service/client.js';
 import type { ClientStatus, CreditStatus, Direction } from '../service/schemas.js';
 import type { ExportColumn } from './columns.js';
 import { flattenClient } from './columns.js';
+import { EXPORT_DEFAULTS } from './defaults.js';
 import { createEncoder } from './encode.js';
 import { checkExportSettings, type ExportFormat, type ExportSettings } from './options.js';
 import { expandOutName, isGzipName } from './out-name.js';
 import { openOutput } from './output.js';
 import { zipWorkbook } from './xlsx-package.js';
-import { newPagingStats, type PageFilters, pageClients } from './page.js';
+import { busyPrefetch, newPagingStats, type PageFilters, pageClients } from './page.js';
 import { UsageError } from '../errors.js';
 import { lockOutput } from '../import/output-files.js';
 import type { FileLock } from '../lock.js';
@@ -79,6 +81,8 @@ export interface ExportSummary {
   duplicatesDropped: number;
   pageBase: 0 | 1 | undefined;
   pageSize: number;
+  /** Pages requested ahead of the writer: fixed, or where `auto` settled. */
+  prefetch: LimitReport;
   bytes: number;
   startedAt: string;
   elapsedMs: number;
@@ -160,14 +164,20 @@ async function runExport(
   };
   const encoder = createEncoder(settings);
   const stats = newPagingStats(settings.pageSize);
+  const prefetch = createAdaptiveLimit({
+    limit: settings.prefetch,
+    start: EXPORT_DEFAULTS.startPrefetch,
+    max: settings.maxPrefetch,
+  });
   const target = await openOutput(out, 'stream', { gzip, overwrite: options.overwrite });
   const output = settings.format === 'xlsx' ? zipWorkbook(target) : target;
   let rows = 0;
   const progress = progressReporter(
     options.onProgress,
-    () => ({ done: rows, counters: { pages: stats.pages } }),
+    () => ({ done: rows, counters: { pages: stats.pages, prefetch: prefetch.current } }),
     options.progressIntervalMs,
   );
+  const unwatch = options.service.watchAnswers((answer) => prefetch.observe(answer, busyPrefetch(stats)));
   try {
     const head = encoder.start();
     if (head !== '') await output.write(head);
@@ -176,7 +186,7 @@ async function runExport(
         service: options.service,
         filters,
         pageSize: settings.pageSize,
-        prefetch: settings.prefetch,
+        prefetch: () => prefetch.current,
         signal: options.signal,
       },
       stats,
@@ -204,6 +214,7 @@ async function runExport(
     await output.abort();
     throw error;
   } finally {
+    unwatch();
     progress.finish();
   }
   // Only now, with the output in place: a failed or killed run leaves the old state.
@@ -228,6 +239,7 @@ async function runExport(
     duplicatesDropped: stats.duplicates,
     pageBase: stats.pageBase,
     pageSize: stats.pageSize,
+    prefetch: prefetch.limits(),
     bytes: output.bytes,
     startedAt: started.toISOString(),
     elapsedMs,

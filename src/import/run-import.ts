@@ -6,6 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { InputError } from '../errors.js';
 import { type OnProgress, type ProgressReporter, progressReporter } from '../progress-report.js';
+import type { LimitReport } from '../service/adaptive-limit.js';
 import type { ServiceClient } from '../service/client.js';
 import { type ClassifyRules, classifyRow } from './classify-row.js';
 import { defaultResultsPath, IMPORT_DEFAULTS } from './defaults.js';
@@ -18,7 +19,7 @@ import { Recorder, type Stop } from './recorder.js';
 import type { Outcome } from './results.js';
 import { createSender, type SendRow } from './sender.js';
 import { type Shard, shardOfKey, shardOfRow, shardResultsPath } from './shard.js';
-import { createSendWindow, type SendWindow, type WireLimits } from './send-window.js';
+import { createSendWindow, type SendWindow } from './send-window.js';
 import { rowValidator } from './validate-row.js';
 
 export type { StopReason } from './recorder.js';
@@ -83,7 +84,7 @@ export interface ImportSummary {
   unknownColumns: string[];
   stopped: Stop | undefined;
   /** Requests in flight: fixed, or where `auto` settled. */
-  concurrency: WireLimits;
+  concurrency: LimitReport;
   /** With --shard: which, and the rows read that belong to other shards (not in `rows`). */
   shard?: Shard & { otherRows: number };
 }

@@ -5,12 +5,12 @@
  * wire slot: with service latency, every slot is busy while the next bodies are signed.
  * `slot()` resolves only when the window has room, so the reader pauses while it is full
  * and memory stays flat whatever the file size. With `concurrency: 'auto'` the wire's limit
- * follows the controller (concurrency.ts), fed every attempt's answer through `observe`.
+ * follows the adaptive limit (service/adaptive-limit.ts), fed every attempt's answer through `observe`.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
+import { createAdaptiveLimit, type LimitReport } from '../service/adaptive-limit.js';
 import type { Answer } from '../service/client.js';
-import { type ControllerState, initialState, type Observation, observe } from './concurrency.js';
 
 export interface SendWindow {
   /** Waits for room in the window. */
@@ -26,14 +26,7 @@ export interface SendWindow {
   /** An attempt's answer (service client's watchAnswers): `auto` adapts the wire limit to it. */
   observe(answer: Answer): void;
   /** The wire limit now and where it settled (the most held over the last answers). */
-  limits(): WireLimits;
-}
-
-export interface WireLimits {
-  mode: 'auto' | 'fixed';
-  current: number;
-  settled: number;
-  max: number;
+  limits(): LimitReport;
 }
 
 export interface SendWindowOptions {
@@ -55,21 +48,16 @@ export function nextSendAt(previous: number, now: number, rate: number): number 
   return Math.max(now, previous + 1000 / rate);
 }
 
-/** Answers whose limits say where `auto` settled. */
-const SETTLED_ANSWERS = 1000;
-
 export function createSendWindow(options: SendWindowOptions): SendWindow {
   const { ahead, rate, signal } = options;
-  const auto = options.concurrency === 'auto';
-  const max = auto ? (options.maxConcurrency ?? 64) : (options.concurrency as number);
-  const bounds = { min: 1, max };
-  let controller: ControllerState = initialState(auto ? (options.startConcurrency ?? 8) : max, bounds);
-  const wire = pLimit(controller.limit);
+  const limit = createAdaptiveLimit({
+    limit: options.concurrency,
+    start: options.startConcurrency ?? 8,
+    max: options.maxConcurrency ?? 64,
+  });
+  const wire = pLimit(limit.current);
   const signing = pLimit(ahead);
   let onWire = 0;
-  // The limit at each of the last answers: the most frequent is the settled one.
-  const recent = new Uint16Array(SETTLED_ANSWERS);
-  let answers = 0;
   const running = new Set<Promise<void>>();
   let waiter: (() => void) | undefined;
   // --rate: sends take turns through this chain; each waits from the moment the previous one
@@ -119,32 +107,9 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
       while (running.size > 0) await Promise.allSettled([...running]);
     },
     observe(answer) {
-      recent[answers++ % SETTLED_ANSWERS] = wire.concurrency;
-      if (!auto) return;
-      controller = observe(controller, classify(answer, Math.max(1, onWire)), bounds);
-      if (controller.limit !== wire.concurrency) wire.concurrency = controller.limit;
+      limit.observe(answer, Math.max(1, onWire));
+      if (limit.current !== wire.concurrency) wire.concurrency = limit.current;
     },
-    limits() {
-      return { mode: auto ? 'auto' : 'fixed', current: wire.concurrency, settled: mostHeld(recent, answers, wire.concurrency), max };
-    },
+    limits: () => limit.limits(),
   };
-}
-
-/** 429: slow down; 5xx, 408 and no answer at all: overload; anything else answered normally. */
-function classify(answer: Answer, inFlight: number): Observation {
-  const { status } = answer;
-  if (status === 429) return { kind: 'throttled', inFlight };
-  if (status === undefined || status === 408 || status >= 500) return { kind: 'overloaded', inFlight };
-  return { kind: 'ok', latencyMs: answer.ms, inFlight };
-}
-
-function mostHeld(recent: Uint16Array, answers: number, current: number): number {
-  const counts = new Map<number, number>();
-  for (const limit of recent.subarray(0, Math.min(answers, recent.length))) counts.set(limit, (counts.get(limit) ?? 0) + 1);
-  let best = current;
-  let most = 0;
-  for (const [limit, count] of counts) {
-    if (count > most) [best, most] = [limit, count];
-  }
-  return best;
 }

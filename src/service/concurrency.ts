@@ -1,7 +1,7 @@
 /**
- * `--concurrency auto`: how many requests may be on the wire, learned from their answers.
- * Pure: no clock, no I/O. It is fed one observation per finished attempt and returns the
- * state holding the next limit, so its behaviour is pinned by table tests.
+ * `--concurrency auto` (import) and `--prefetch auto` (export): how many requests may be on
+ * the wire, learned from their answers. Pure: no clock, no I/O. It is fed one observation per
+ * finished attempt and returns the state holding the next limit, so table tests pin it.
  *
  * Judged once per window (max(limit, MIN_WINDOW) answers, about one round trip):
  * - a 429 in the window (or 5xx and timeouts above OVERLOAD_SHARE of it): multiplicative
@@ -13,8 +13,8 @@
  *   at 150 ms a round trip, growing by a quarter took ten round trips to reach 64), then grow
  *   by a quarter while no ceiling is known, up to just under the ceiling as fast, and past it
  *   by one per PROBE_WINDOWS.
- * A window where the slots were not all busy (signing or reading could not feed them)
- * leaves the limit alone: a limit nobody uses says nothing about the service.
+ * A window where the slots were not all busy (signing or reading could not feed them, or the
+ * export's writer lagged) leaves the limit alone: a limit nobody uses says nothing about the service.
  */
 
 export type Observation =
