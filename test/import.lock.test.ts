@@ -55,8 +55,8 @@ describe('two runs on one results file', () => {
     const input = await freshInput();
     const failed = join(ctx.dir, 'together.failed.csv');
     const before = ctx.sandbox.store.size;
-    const args = ['import', input, '--results', results, '--failed', failed, '--resume', '--quiet'];
-    // Slow answers keep the winner running well after the other has started.
+    const args = ['import', input, '--results', results, '--failed', failed, '--resume', '--quiet', '--concurrency', '4'];
+    // Slow answers and a pinned concurrency keep the winner running well after the other has started.
     ctx.sandbox.setFaults({ latencyMs: 200 });
     const runs = await Promise.all([start(args), start(args)].map((run) => run.done)).finally(() =>
       ctx.sandbox.setFaults({ latencyMs: 20 }),
@@ -80,7 +80,9 @@ describe('two runs on one results file', () => {
   it('a second run that shares only the --failed file is refused too', async () => {
     const failed = join(ctx.dir, 'shared.failed.csv');
     ctx.sandbox.setFaults({ latencyMs: 200 });
-    const first = start(['import', input, '--results', join(ctx.dir, 'a.results.csv'), '--failed', failed, '--quiet']);
+    // Pinned low: at 200 ms a round trip the first run lasts ~7 s, well past the second's start-up
+    // (with `auto`'s slow start it could finish before a second process on a busy machine started).
+    const first = start(['import', input, '--results', join(ctx.dir, 'a.results.csv'), '--failed', failed, '--quiet', '--concurrency', '4']);
     await waitFor(() => existsSync(join(ctx.dir, 'a.results.csv')));
     const second = await runCli(['import', input, '--results', join(ctx.dir, 'b.results.csv'), '--failed', failed], {
       env: ctx.env(),
