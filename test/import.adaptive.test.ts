@@ -20,9 +20,11 @@ describe('--concurrency auto against a rate-limited service', () => {
     const summary = JSON.parse(run.stdout);
     expect(summary.counts).toMatchObject({ created: rows, failed: 0 });
     expect(summary.concurrency).toMatchObject({ mode: 'auto', max: 64 });
-    // Far below the 8 it starts at and the 64 it may grow to: the 429s taught it where the limit is.
-    expect(summary.concurrency.settled).toBeGreaterThanOrEqual(1);
-    expect(summary.concurrency.settled).toBeLessThanOrEqual(4);
+    // Where it ended: far below the 8 it starts at and the 64 it may grow to, the 429s taught it
+    // where the limit is. (The settled limit counts the descent too, which each 429's one-second
+    // pause stretches over several seconds of a run this short: on a busy machine, 13–19.)
+    expect(summary.concurrency.current).toBeGreaterThanOrEqual(1);
+    expect(summary.concurrency.current).toBeLessThanOrEqual(4);
     const { requests } = ctx.sandbox.stats;
     const throttled = ctx.sandbox.stats.faults.rateLimited;
     expect(throttled).toBeGreaterThan(0);
