@@ -80,19 +80,21 @@ def furigana(path):
             dst.writestr(item, body)
 
 
-def libreoffice():
-    """The rows typed into LibreOffice Calc through UNO and saved in its formats, plain and with a password."""
-    import uno
+def props(**kw):
     from com.sun.star.beans import PropertyValue
 
-    def props(**kw):
-        result = []
-        for k, v in kw.items():
-            p = PropertyValue()
-            p.Name = k
-            p.Value = v
-            result.append(p)
-        return tuple(result)
+    result = []
+    for k, v in kw.items():
+        p = PropertyValue()
+        p.Name = k
+        p.Value = v
+        result.append(p)
+    return tuple(result)
+
+
+def with_office(work):
+    """Starts LibreOffice headless, runs work(desktop) against it through UNO, and ends it."""
+    import uno
 
     pipe = f"ccsfix{os.getpid()}"
     profile = "file://" + os.path.join(temp, "lo-profile")
@@ -119,44 +121,7 @@ def libreoffice():
         else:
             raise RuntimeError("LibreOffice did not start")
         desktop = ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
-        doc = desktop.loadComponentFromURL("private:factory/scalc", "_blank", 0, props(Hidden=True))
-        sheet = doc.Sheets.getByIndex(0)
-        sheet.Name = "Clients"
-        locale = uno.createUnoStruct("com.sun.star.lang.Locale")
-        formats = doc.NumberFormats
-        date_format = formats.queryKey("YYYY-MM-DD", locale, False)
-        if date_format == -1:
-            date_format = formats.addNew("YYYY-MM-DD", locale)
-        for c, h in enumerate(HEADERS):
-            sheet.getCellByPosition(c, 0).setString(h)
-        epoch = datetime.date(1899, 12, 30)
-        for r, row in enumerate(ROWS, start=1):
-            for c, h in enumerate(HEADERS):
-                v = value(row, h)
-                if v is None:
-                    continue
-                cell = sheet.getCellByPosition(c, r)
-                if isinstance(v, datetime.date):
-                    cell.setValue(float((v - epoch).days))
-                    cell.NumberFormat = date_format
-                elif isinstance(v, (int, float)):
-                    cell.setValue(float(v))
-                else:
-                    cell.setString(v)
-        saves = [
-            ("libreoffice.xlsx", "Calc MS Excel 2007 XML", None),
-            ("libreoffice.ods", "calc8", None),
-            ("libreoffice.xls", "MS Excel 97", None),
-            ("protected.ods", "calc8", PASSWORD),
-            ("protected.xls", "MS Excel 97", PASSWORD),
-        ]
-        for name, filt, password in saves:
-            url = uno.systemPathToFileUrl(os.path.join(out, name))
-            kw = {"FilterName": filt, "Overwrite": True}
-            if password:
-                kw["Password"] = password
-            doc.storeToURL(url, props(**kw))
-        doc.close(True)
+        work(desktop)
         try:
             desktop.terminate()
         except Exception:
@@ -173,6 +138,95 @@ def libreoffice():
             pass
 
 
+def save(doc, saves):
+    import uno
+
+    for name, filt, password in saves:
+        url = uno.systemPathToFileUrl(os.path.join(out, name))
+        kw = {"FilterName": filt, "Overwrite": True}
+        if password:
+            kw["Password"] = password
+        doc.storeToURL(url, props(**kw))
+    doc.close(True)
+
+
+def libreoffice_rows(desktop):
+    """The rows typed into LibreOffice Calc and saved in its formats, plain and with a password."""
+    import uno
+
+    doc = desktop.loadComponentFromURL("private:factory/scalc", "_blank", 0, props(Hidden=True))
+    sheet = doc.Sheets.getByIndex(0)
+    sheet.Name = "Clients"
+    locale = uno.createUnoStruct("com.sun.star.lang.Locale")
+    formats = doc.NumberFormats
+    date_format = formats.queryKey("YYYY-MM-DD", locale, False)
+    if date_format == -1:
+        date_format = formats.addNew("YYYY-MM-DD", locale)
+    for c, h in enumerate(HEADERS):
+        sheet.getCellByPosition(c, 0).setString(h)
+    epoch = datetime.date(1899, 12, 30)
+    for r, row in enumerate(ROWS, start=1):
+        for c, h in enumerate(HEADERS):
+            v = value(row, h)
+            if v is None:
+                continue
+            cell = sheet.getCellByPosition(c, r)
+            if isinstance(v, datetime.date):
+                cell.setValue(float((v - epoch).days))
+                cell.NumberFormat = date_format
+            elif isinstance(v, (int, float)):
+                cell.setValue(float(v))
+            else:
+                cell.setString(v)
+    save(
+        doc,
+        [
+            ("libreoffice.xlsx", "Calc MS Excel 2007 XML", None),
+            ("libreoffice.ods", "calc8", None),
+            ("libreoffice.xls", "MS Excel 97", None),
+            ("protected.ods", "calc8", PASSWORD),
+            ("protected.xls", "MS Excel 97", PASSWORD),
+        ],
+    )
+
+
+# A German CRM export: a title above headers in another language, and formulas that failed.
+ERROR_ROWS = [
+    ["Müller GmbH", "info@mueller.de", "DE", "Hauptstr. 1, 10115 Berlin"],
+    ["=1/0", "a@example.de", "DE", "Ring 2, Köln"],
+    ["Nord AG", "b@example.de", "DE", "=NA()"],
+    ["=NOSUCHFUNCTION()", "c@example.de", "AT", "Gasse 3, Wien"],
+    ["Süd KG", "d@example.de", "CH", "Weg 4, Zürich"],
+]
+
+
+def libreoffice_errors(desktop):
+    """Error cells as LibreOffice saves them (cached #DIV/0!, #N/A, #NAME? / Err:NNN)."""
+    doc = desktop.loadComponentFromURL("private:factory/scalc", "_blank", 0, props(Hidden=True))
+    sheet = doc.Sheets.getByIndex(0)
+    sheet.Name = "Kunden"
+    sheet.getCellByPosition(0, 0).setString("Kundenliste — Export vom 2026-11-20")
+    for c, h in enumerate(["Name", "E-Mail", "Land", "Anschrift"]):
+        sheet.getCellByPosition(c, 2).setString(h)
+    for r, row in enumerate(ERROR_ROWS, start=3):
+        for c, v in enumerate(row):
+            cell = sheet.getCellByPosition(c, r)
+            if v.startswith("="):
+                cell.setFormula(v)
+            else:
+                cell.setString(v)
+    doc.calculateAll()
+    save(doc, [("libreoffice-errors.xlsx", "Calc MS Excel 2007 XML", None), ("libreoffice-errors.ods", "calc8", None)])
+
+
+def libreoffice():
+    with_office(libreoffice_rows)
+    with_office(libreoffice_errors)
+
+
+if os.environ.get("ONLY") == "errors":
+    with_office(libreoffice_errors)
+    sys.exit(0)
 openpyxl_book(os.path.join(out, "openpyxl.xlsx"))
 openpyxl_book(os.path.join(out, "openpyxl-1904.xlsx"), epoch=CALENDAR_MAC_1904)
 openpyxl_book(os.path.join(out, "openpyxl-report.xlsx"), title=True)

@@ -43,6 +43,27 @@ describe('classifyRow', () => {
     expect(verdicts.at(-1)?.kind).toBe(kind);
   });
 
+  it.each([
+    ['#VALUE!', 'name'],
+    ['#N/A', 'name'],
+    ['#DIV/0!', 'address'],
+    ['#REF!', 'address'],
+    ['#NAME?', 'name'],
+    ['Err:509', 'name'],
+  ])('a spreadsheet error value (%s in %s) is invalid, never sent as text', (error, field) => {
+    const values = field === 'name' ? [error, 'ana@example.com', 'DE', 'Street 1'] : ['Ana', 'ana@example.com', 'DE', error];
+    expect(classifyRow(values, 1, rules())).toEqual({
+      kind: 'invalid',
+      issues: `${field}: holds a spreadsheet error (${error}): the formula behind the cell failed; fix it in the workbook`,
+    });
+  });
+
+  it('text that only looks like an error value is data', () => {
+    for (const name of ['#1 Supplies', 'N/A Holdings', 'Err:5091', 'Error: Ltd', '#VALUE! Corp']) {
+      expect(classifyRow([name, 'ana@example.com', 'DE', 'Street 1'], 1, rules()).kind).toBe('send');
+    }
+  });
+
   it('says why, and which row came first', () => {
     const context = rules();
     expect(classifyRow(['Ana', 'two@', 'Atlantis', ''], 1, context)).toMatchObject({

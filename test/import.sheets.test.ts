@@ -78,3 +78,39 @@ describe('a password-protected workbook', () => {
     expect(sandbox.stats.requests).toBe(before);
   });
 });
+
+// LibreOffice's save of a German CRM export: a title above headers in another language, and
+// three formulas that failed (#DIV/0!, #N/A, #NAME?; LibreOffice's Err:NNN in other cases).
+describe.each(['libreoffice-errors.xlsx', 'libreoffice-errors.ods'])('%s', (name) => {
+  it('without --map, the error names the real header row and what is missing there', async () => {
+    const run = await runCli(['validate', join(SHEETS, name), '--results', join(temp.dir, `${name}.headers.csv`)]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(
+      `ccs-bulk: error: ${join(SHEETS, name)}: missing required columns country, address; headers found (row 3): ` +
+        '"Name", "E-Mail", "Land", "Anschrift". Rename the columns or use --map field=Header ' +
+        '(--header-row N if the header is another row). [missing_columns]\n',
+    );
+  });
+
+  it('error cells make their rows invalid, never sent as text; the rest import', async () => {
+    const before = { clients: sandbox.store.size, requests: sandbox.stats.requests };
+    const results = join(temp.dir, `${name}.results.csv`);
+    const args = ['import', join(SHEETS, name), '--map', 'country=Land', '--map', 'address=Anschrift', '--results', results];
+    const run = await runCli(args, { env: sandboxEnv(sandbox, keyFile) });
+    expect(run.code).toBe(1);
+    // SheetJS's own console diagnostics (it reads .ods) do not reach the user.
+    expect(run.stderr).not.toContain('number format');
+    // Lines are written as rows finish: invalid rows before the answers come.
+    const lines = (await readResults(results)).sort((a, b) => Number(a[0]) - Number(b[0]));
+    expect(lines.map((line) => [line[1], line[9]])).toEqual([
+      ['created', ''],
+      ['invalid', 'name: holds a spreadsheet error (#DIV/0!): the formula behind the cell failed; fix it in the workbook'],
+      ['invalid', 'address: holds a spreadsheet error (#N/A): the formula behind the cell failed; fix it in the workbook'],
+      ['invalid', 'name: holds a spreadsheet error (#NAME?): the formula behind the cell failed; fix it in the workbook'],
+      ['created', ''],
+    ]);
+    expect(sandbox.stats.requests - before.requests).toBe(2);
+    // The .xlsx and the .ods hold the same two clients: the second file replays them.
+    expect(sandbox.store.size - before.clients).toBe(name.endsWith('.xlsx') ? 2 : 0);
+  });
+});

@@ -61,6 +61,23 @@ describe('header matching', () => {
     expect(bad.stderr).toContain('unknown field "nom"');
   });
 
+  it('under a title, names the row that holds the most required columns, not the title', async () => {
+    const file = await csv([
+      ['Kundenliste — Export vom 2026-11-20'],
+      ['Name', 'E-Mail', 'Land', 'Anschrift'],
+      ['A', 'a@example.com', 'DE', 'Street 1'],
+    ]);
+    const run = await runCli(['validate', file], {});
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      'missing required columns country, address; headers found (line 2): "Name", "E-Mail", "Land", "Anschrift". ' +
+        'Rename the columns or use --map field=Header (--header-row N if the header is another row).',
+    );
+    const mapped = await runCli(['validate', file, '--map', 'country=Land', '--map', 'address=Anschrift'], {});
+    expect(mapped.code, mapped.stderr).toBe(0);
+    expect(mapped.stderr).toContain('header: line 2; line 1 above it skipped (not data)');
+  });
+
   it('refuses two columns that both look like the same field', async () => {
     const file = await csv([
       ['name', 'email', 'Email', 'country', 'address'],

@@ -20,6 +20,8 @@ export function mapColumns(
   headers: string[],
   map: Partial<Record<Field, string>>,
   line = 1,
+  /** What `line` counts, for messages: CSV lines, or a sheet's rows. */
+  unit: 'line' | 'row' = 'line',
 ): ColumnPlan {
   const folded = headers.map(foldHeader);
   const columns: Partial<Record<Field, number>> = {};
@@ -66,8 +68,9 @@ export function mapColumns(
   const missing = REQUIRED_FIELDS.filter((field) => columns[field] === undefined);
   if (missing.length > 0) {
     throw new InputError(
-      `${file}: missing required column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}; headers found: ${list(headers)}. ` +
-        'Rename the columns or use --map field=Header.',
+      `${file}: missing required column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}; ` +
+        `headers found${line > 1 ? ` (${unit} ${line})` : ''}: ${list(headers)}. ` +
+        'Rename the columns or use --map field=Header (--header-row N if the header is another row).',
       'missing_columns',
       { file, line },
     );

@@ -52,7 +52,8 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
   let failedFile: FailedFile | undefined;
   let results: ResultsFile | undefined;
   try {
-    const plan = mapColumns(input.file, source.headers, input.map, source.info.header.line);
+    const unit = source.info.format === 'csv' ? 'line' : 'row';
+    const plan = mapColumns(input.file, source.headers, input.map, source.info.header.line, unit);
     const resultsOptions = {
       headers: source.headers,
       resume: input.resume,

@@ -37,20 +37,36 @@ const MAX_LENGTH = 1000;
 
 /** Control characters other than tab and line breaks: terminal escapes, bells, form feeds are never data. */
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
-const noControl = {
-  error: (issue: { input: unknown }) =>
-    `holds a control character (U+${(CONTROL.exec(String(issue.input))?.[0] ?? '').charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')})`,
+
+/**
+ * What a spreadsheet shows, and saves as the cell's value, when the formula behind a cell
+ * failed: Excel's error values (also in a CSV that Excel saved) and LibreOffice's `Err:NNN`.
+ * Never a client's name or address: sending it would create a client called "#VALUE!".
+ */
+const SPREADSHEET_ERROR =
+  /^(?:#(?:NULL!|DIV\/0!|VALUE!|REF!|NAME\?|NUM!|N\/A|GETTING_DATA|SPILL!|CALC!|FIELD!|BLOCKED!|CONNECT!|BUSY!|UNKNOWN!)|Err:\d{3})$/;
+
+/** No control character and no spreadsheet error: one check, as it runs on every value. */
+const isClean = (value: string) => !CONTROL.test(value) && !SPREADSHEET_ERROR.test(value);
+const clean = {
+  error: (issue: { input: unknown }) => {
+    const value = String(issue.input);
+    const control = CONTROL.exec(value)?.[0];
+    return control === undefined
+      ? `holds a spreadsheet error (${value}): the formula behind the cell failed; fix it in the workbook`
+      : `holds a control character (U+${control.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')})`;
+  },
 };
 
 const required = z
   .string()
   .min(1, 'required, but empty')
   .max(MAX_LENGTH, `longer than ${MAX_LENGTH} characters`)
-  .refine((value) => !CONTROL.test(value), noControl);
+  .refine(isClean, clean);
 const optional = z
   .string()
   .max(MAX_LENGTH, `longer than ${MAX_LENGTH} characters`)
-  .refine((value) => !CONTROL.test(value), noControl)
+  .refine(isClean, clean)
   .optional();
 
 function converted(convert: (value: string) => string | undefined, describe: (value: string) => string) {
@@ -110,6 +126,7 @@ function rowSchema(rules: RowRules) {
       .string()
       .max(255, 'longer than 255 characters')
       .regex(/^[\x21-\x7e]+$/, 'only printable ASCII without spaces')
+      .refine(isClean, clean)
       .optional(),
   });
 }

@@ -53,7 +53,9 @@ export async function openWorkbook(inspected: InspectedFile & { format: 'ods' | 
   }
   let workbook: import('@e965/xlsx').WorkBook;
   try {
-    workbook = XLSX.read(bytes, { type: 'buffer', dense: true, cellNF: true, cellDates: false, cellFormula: false, cellHTML: false, cellText: false });
+    workbook = quietly(() =>
+      XLSX.read(bytes, { type: 'buffer', dense: true, cellNF: true, cellDates: false, cellFormula: false, cellHTML: false, cellText: false }),
+    );
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     if (/password-protected/i.test(reason)) throw new InputError(`${file}: ${PROTECTED}`, 'input_protected', { file });
@@ -100,6 +102,22 @@ export async function openWorkbook(inspected: InspectedFile & { format: 'ods' | 
 }
 
 /** An OOXML workbook saved with a password is an OLE container holding the encrypted package. */
+/**
+ * Runs SheetJS with the console silenced. It prints its own diagnostics there (LibreOffice's
+ * conditional number formats give one "ODS number format may be incorrect" line per style),
+ * which would reach the user's terminal between ccs-bulk's lines; the values it reads are not
+ * affected. The read is synchronous: nothing else of ours runs while the console is quiet.
+ */
+function quietly<T>(read: () => T): T {
+  const { error, warn, log } = console;
+  console.error = console.warn = console.log = () => {};
+  try {
+    return read();
+  } finally {
+    Object.assign(console, { error, warn, log });
+  }
+}
+
 function isEncryptedOoxml(XLSX: typeof import('@e965/xlsx'), bytes: Buffer): boolean {
   if (bytes.readUInt32BE(0) !== 0xd0cf11e0) return false;
   try {

@@ -100,8 +100,8 @@ export async function splitHeader(
       return undefined;
     }
     const test = options.headerTest;
-    if (test !== undefined && !passes(test, head[at]!.values)) {
-      const found = head.findIndex((record, i) => i > at && i < HEADER_SEARCH_ROWS && passes(test, record.values));
+    if (test !== undefined) {
+      const found = headerBelow(test, head, at);
       if (found !== -1) {
         at = found;
         place = 'found';
@@ -119,9 +119,30 @@ export async function splitHeader(
   };
 }
 
-function passes(test: HeaderTest, values: readonly string[]): boolean {
+/**
+ * The header below the first non-blank row (`first`), when that row is not it: the first of
+ * the next rows within HEADER_SEARCH_ROWS that holds every required column, else the one that
+ * holds the most of them (at least two, and more than `first`), so that a title above
+ * headers in another language still names the real header row in the missing-columns error.
+ * -1: `first` it is.
+ */
+function headerBelow(test: HeaderTest, head: readonly LineRecord[], first: number): number {
+  const required = test.required.length;
+  let best = first;
+  let most = Math.max(1, matched(test, head[first]!.values));
+  if (most === required) return -1;
+  for (let i = first + 1; i < Math.min(head.length, HEADER_SEARCH_ROWS); i++) {
+    const count = matched(test, head[i]!.values);
+    if (count === required) return i;
+    if (count > most) [best, most] = [i, count];
+  }
+  return best === first ? -1 : best;
+}
+
+/** How many of the required columns a row's values name. */
+function matched(test: HeaderTest, values: readonly string[]): number {
   const names = new Set(values.map(foldHeader));
-  return test.required.every((group) => group.some((name) => names.has(name)));
+  return test.required.filter((group) => group.some((name) => names.has(name))).length;
 }
 
 async function* numberRecords(
