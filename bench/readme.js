@@ -14,9 +14,14 @@ const HEADLINE = [
   /^RSA-4096 signatures/,
   /^import [\d,]+ rows, C=8$/,
   /^import [\d,]+ rows, C=16, /,
+  /^rate limit [\d,]+\/s, .*: auto/,
+  /^150 ms, no limit, .*: auto/,
   /^validate [\d,]+ rows$/,
+  /^validate [\d,]+ rows as \.xlsx/,
+  /^peak RSS, validate /,
   /^export [\d,]+ clients$/,
-  / → /,
+  /^export [\d,]+ clients at 50 ms: --prefetch auto/,
+  /^(validate|import|export) (rows|clients) [\d,]+ → /,
   /^ccs-bulk import \(signed/,
 ];
 
