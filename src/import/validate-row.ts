@@ -46,8 +46,11 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 const SPREADSHEET_ERROR =
   /^(?:#(?:NULL!|DIV\/0!|VALUE!|REF!|NAME\?|NUM!|N\/A|GETTING_DATA|SPILL!|CALC!|FIELD!|BLOCKED!|CONNECT!|BUSY!|UNKNOWN!)|Err:\d{3})$/;
 
-/** No control character and no spreadsheet error: one check, as it runs on every value. */
-const isClean = (value: string) => !CONTROL.test(value) && !SPREADSHEET_ERROR.test(value);
+/** No control character and no spreadsheet error (which starts with `#` or `E`): on every value. */
+const isClean = (value: string) => {
+  const first = value.charCodeAt(0);
+  return !CONTROL.test(value) && !((first === 35 || first === 69) && SPREADSHEET_ERROR.test(value));
+};
 const clean = {
   error: (issue: { input: unknown }) => {
     const value = String(issue.input);
