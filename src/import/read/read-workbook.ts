@@ -101,7 +101,6 @@ export async function openWorkbook(inspected: InspectedFile & { format: 'ods' | 
   };
 }
 
-/** An OOXML workbook saved with a password is an OLE container holding the encrypted package. */
 /**
  * Runs SheetJS with the console silenced. It prints its own diagnostics there (LibreOffice's
  * conditional number formats give one "ODS number format may be incorrect" line per style),
@@ -118,6 +117,7 @@ function quietly<T>(read: () => T): T {
   }
 }
 
+/** An OOXML workbook saved with a password is an OLE container holding the encrypted package. */
 function isEncryptedOoxml(XLSX: typeof import('@e965/xlsx'), bytes: Buffer): boolean {
   if (bytes.readUInt32BE(0) !== 0xd0cf11e0) return false;
   try {
