@@ -220,8 +220,11 @@ def libreoffice_errors(desktop):
 
 
 def libreoffice():
-    with_office(libreoffice_rows)
-    with_office(libreoffice_errors)
+    def both(desktop):
+        libreoffice_rows(desktop)
+        libreoffice_errors(desktop)
+
+    with_office(both)
 
 
 if os.environ.get("ONLY") == "errors":

@@ -4,6 +4,7 @@
  */
 import type { ExitCode } from '../errors.js';
 import { IMPORT_DEFAULTS } from '../import/defaults.js';
+import { positionWord } from '../import/read/index.js';
 import { type ImportPlan, type ImportSummary, importClients } from '../import/run-import.js';
 import type { Io } from '../io.js';
 import { type LogFile, withLogFile } from '../log-file.js';
@@ -103,7 +104,7 @@ function formatPlan(plan: ImportPlan, options: ImportOptions): string {
   ];
   const { header } = source;
   if (header.source !== 'first' || header.skipped.length > 0) {
-    const where = source.format === 'csv' ? 'line' : 'row';
+    const where = positionWord(source.format);
     const skipped = header.skipped.length === 0 ? '' : `; ${where}${header.skipped.length > 1 ? 's' : ''} ${header.skipped.join(', ')} above it skipped (not data)`;
     lines.push(`  header: ${where} ${header.line}${header.source === 'option' ? ' (--header-row)' : ''}${skipped}`);
   }

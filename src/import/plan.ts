@@ -6,7 +6,7 @@ import { type ColumnPlan, headerTest, mapColumns } from './columns.js';
 import { type FailedFile, openFailed } from './failed.js';
 import type { Field } from './fields.js';
 import { checkDistinctPaths, lockOutput } from './output-files.js';
-import { openRows, type ReadOptions, type RowSource } from './read/index.js';
+import { openRows, positionWord, type ReadOptions, type RowSource } from './read/index.js';
 import { assertResultsUsable, openResults, type ResultsFile } from './results.js';
 import { sweepStaleTemps } from '../temp-files.js';
 
@@ -52,8 +52,7 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
   let failedFile: FailedFile | undefined;
   let results: ResultsFile | undefined;
   try {
-    const unit = source.info.format === 'csv' ? 'line' : 'row';
-    const plan = mapColumns(input.file, source.headers, input.map, source.info.header.line, unit);
+    const plan = mapColumns(input.file, source.headers, input.map, source.info.header.line, positionWord(source.info.format));
     const resultsOptions = {
       headers: source.headers,
       resume: input.resume,

@@ -10,7 +10,7 @@ import { openInThread } from './reader-thread.js';
 import { type ReadOptions, type RowSource, THREAD_MIN_BYTES, THREAD_MIN_XLSX_BYTES } from './types.js';
 
 export type { HeaderTest, RawRecord, ReadOptions, RowSource, SourceInfo } from './types.js';
-export { DEFAULT_MAX_RECORD_SIZE } from './types.js';
+export { DEFAULT_MAX_RECORD_SIZE, positionWord } from './types.js';
 
 /**
  * Opens `file` and reads its header row. Throws InputError (exit 2) before any row when the

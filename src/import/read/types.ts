@@ -58,6 +58,11 @@ export interface SourceInfo {
 
 export type SourceFormat = 'csv' | 'xlsx' | 'ods' | 'xls';
 
+/** What a position in the input counts, in messages: a CSV's lines, a sheet's rows. */
+export function positionWord(format: SourceFormat): 'line' | 'row' {
+  return format === 'csv' ? 'line' : 'row';
+}
+
 export interface HeaderPlace {
   /** The header's line (CSV) or sheet row. */
   line: number;
