@@ -4,7 +4,7 @@
  */
 import type { ExitCode } from '../errors.js';
 import { IMPORT_DEFAULTS } from '../import/defaults.js';
-import { positionWord } from '../import/read/index.js';
+import { describeEncoding, positionWord } from '../import/read/index.js';
 import { type ImportPlan, type ImportSummary, importClients } from '../import/run-import.js';
 import type { Io } from '../io.js';
 import { type LogFile, withLogFile } from '../log-file.js';
@@ -95,7 +95,7 @@ function formatPlan(plan: ImportPlan, options: ImportOptions): string {
   const lines = [
     `ccs-bulk ${options.run.dryRun ? 'validate' : 'import'}: ${source.file} (${source.format}` +
       (source.format === 'csv'
-        ? `, ${source.encoding} [${source.encodingSource}], delimiter ${JSON.stringify(source.delimiter)} [${source.delimiterSource}]`
+        ? `, ${describeEncoding(source)}, delimiter ${JSON.stringify(source.delimiter)} [${source.delimiterSource}]`
         : `, sheet ${JSON.stringify(source.sheet ?? '')}`) +
       ')',
     `  columns: ${Object.entries(plan.columns)
@@ -126,6 +126,8 @@ function formatSummary(summary: ImportSummary, options: ImportOptions): string {
   const lines = [
     `${summary.dryRun ? 'Validated' : 'Imported'} ${counted(summary.rows, 'row')} in ${formatDuration(summary.elapsedMs)} (${summary.rowsPerSecond} rows/s): ${parts.join(', ')}`,
   ];
+  // Known only once the file is read: the plan above could not say it.
+  if (summary.source.rowsWithInvalidBytes) lines.push(`  encoding: ${describeEncoding(summary.source)}: those rows are invalid, not sent`);
   if (summary.topErrors.length > 0) {
     lines.push(`  top errors: ${summary.topErrors.map((e) => `${e.code} ×${e.count}`).join(', ')}`);
   }

@@ -5,7 +5,8 @@
  */
 import { keyOf } from './key.js';
 import type { KeySet } from './key-set.js';
-import type { ClientFields, RowCheck } from './validate-row.js';
+import type { InvalidCell } from './read/index.js';
+import type { ClientFields, RowValidator } from './validate-row.js';
 
 export type RowVerdict =
   | { kind: 'invalid'; issues: string }
@@ -15,8 +16,8 @@ export type RowVerdict =
   | { kind: 'send'; key: string; fields: ClientFields };
 
 export interface ClassifyRules {
-  /** Maps the values to fields and checks them (rowValidator). */
-  validate: (values: readonly string[]) => RowCheck;
+  /** Maps the values to fields and checks them (rowValidator); invalid bytes make the row invalid. */
+  validate: RowValidator;
   /** Keys of this run so far, each with the row that had it first; a new key is added. */
   seen: KeySet;
   /** Keys already `created` in the results file being resumed. */
@@ -24,8 +25,13 @@ export interface ClassifyRules {
   dryRun: boolean;
 }
 
-export function classifyRow(values: readonly string[], row: number, rules: ClassifyRules): RowVerdict {
-  const check = rules.validate(values);
+export function classifyRow(
+  values: readonly string[],
+  row: number,
+  rules: ClassifyRules,
+  invalidBytes?: readonly InvalidCell[],
+): RowVerdict {
+  const check = rules.validate(values, invalidBytes);
   if (!check.ok) return { kind: 'invalid', issues: check.issues.join('; ') };
   const print = keyOf(check.value);
   const firstRow = rules.seen.add(print, row);

@@ -112,7 +112,7 @@ async function importRows(run: Run, signal: AbortSignal | undefined): Promise<vo
     sizeKeySet(run, batch.length);
     for (const raw of batch) {
       if (signal?.aborted) return recorder.interrupted();
-      const verdict = classifyRow(raw.values, raw.row, run.rules);
+      const verdict = classifyRow(raw.values, raw.row, run.rules, raw.invalidBytes);
       if (run.shard && !inShard(run.shard, verdict, raw.row)) {
         run.otherShardRows++;
         continue;

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { ColumnPlan } from './columns.js';
 import type { Field } from './fields.js';
+import type { InvalidCell } from './read/index.js';
 import {
   type DateFormat,
   memoize,
@@ -139,18 +140,44 @@ function rowSchema(rules: RowRules) {
  * becomes its fields (trimmed, formula escape undone, empty = absent) or the list of what is
  * wrong with it.
  */
-export function rowValidator(plan: ColumnPlan, rules: RowRules): (values: readonly string[]) => RowCheck {
+export function rowValidator(plan: ColumnPlan, rules: RowRules): RowValidator {
   const schema = rowSchema(rules);
   const columns = Object.entries(plan.columns) as [Field, number][];
   const width = plan.headers.length;
-  return (values) => {
+  const name = columnNamer(plan);
+  return (values, invalidBytes) => {
     const picked: Partial<Record<Field, string>> = {};
     for (const [field, index] of columns) {
       const value = unescapeFormula(values[index] ?? '').trim();
       if (value !== '') picked[field] = value;
     }
-    return check(values.length, width, picked, schema);
+    const result = check(values.length, width, picked, schema);
+    if (invalidBytes === undefined) return result;
+    // Any column, sent or not: a row that is not what the file says is never half-sent.
+    const issues = invalidByteIssues(invalidBytes, name);
+    return { ok: false, issues: result.ok ? issues : [...issues, ...result.issues] };
   };
+}
+
+export type RowValidator = (values: readonly string[], invalidBytes?: readonly InvalidCell[]) => RowCheck;
+
+/** A column as messages name it: its field, else its header, else its position. */
+function columnNamer(plan: ColumnPlan): (column: number) => string {
+  const fields = new Map(Object.entries(plan.columns).map(([field, index]) => [index, field]));
+  return (column) =>
+    fields.get(column) ??
+    (column < 0 ? 'row' : column < plan.headers.length ? JSON.stringify(plan.headers[column]) : `field ${column + 1}`);
+}
+
+/** `address: byte 0xE9 is not valid UTF-8 (…)`, one issue per column. */
+function invalidByteIssues(cells: readonly InvalidCell[], name: (column: number) => string): string[] {
+  const byColumn = new Map<number, string[]>();
+  for (const { column, bytes } of cells) byColumn.set(column, [...(byColumn.get(column) ?? []), bytes]);
+  return [...byColumn].map(([column, sequences]) => {
+    const one = sequences.length === 1 && !sequences[0]!.includes(' ');
+    const what = one ? `byte ${sequences[0]} is` : `bytes ${sequences.join(', ')} are`;
+    return `${name(column)}: ${what} not valid UTF-8 (the file is UTF-8 elsewhere; fix the cell or save the file as UTF-8)`;
+  });
 }
 
 function check(

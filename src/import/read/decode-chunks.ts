@@ -1,7 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import { InputError } from '../../errors.js';
 import { createDecoder } from './decode-text.js';
-import { firstInvalidUtf8 } from './detect-encoding.js';
+import { firstInvalidUtf8, sequenceAt } from './detect-encoding.js';
+import type { InvalidByteQueue } from './invalid-bytes.js';
 
 const CR = 13;
 const LF = 10;
@@ -13,7 +14,8 @@ const LF = 10;
 export class LineCounter {
   /** The 1-based line the next byte is on. */
   line = 1;
-  private pendingCr = false;
+  /** The last byte so far was a CR (a LF next is the same line break). */
+  pendingCr = false;
 
   /** Line of `bytes[index]` if `bytes` were the next bytes; does not advance. */
   lineAt(bytes: Uint8Array, index: number): number {
@@ -60,15 +62,18 @@ function countBreaks(bytes: Uint8Array, to: number, pendingCr: boolean): { break
 
 /**
  * Turns a byte stream in `encoding` into UTF-8 bytes for the parser, chunk by chunk (never the
- * whole file), and refuses what a CSV cannot hold: bytes that are not valid in the encoding
- * and NUL characters. UTF-8 input is only validated, not decoded. On a fault the bytes before
- * it are yielded first, so the records before the broken line still reach the importer, then
- * an InputError names the line.
+ * whole file), and refuses what a CSV cannot hold: NUL characters, and bytes that are not
+ * valid in an encoding other than UTF-8. UTF-8 input is only validated, not decoded: each
+ * invalid sequence becomes U+FFFD and is logged in `invalid` with its line, so that its row
+ * is invalid rather than the file (see InvalidByteQueue). On a fault the bytes before it are
+ * yielded first, so the records before the broken line still reach the importer, then an
+ * InputError names the line.
  */
 export async function* utf8Chunks(
   chunks: AsyncIterable<Uint8Array>,
   encoding: string,
   file: string,
+  invalid: InvalidByteQueue,
   startLine = 1,
 ): AsyncGenerator<Buffer> {
   const lines = new LineCounter();
@@ -79,7 +84,10 @@ export async function* utf8Chunks(
   while (!last) {
     const next = await iterator.next();
     last = next.done === true;
-    const { bytes, fault } = decode(next.done ? Buffer.alloc(0) : asBuffer(next.value), last);
+    const decoded = decode(next.done ? Buffer.alloc(0) : asBuffer(next.value), last);
+    const { bytes, fault } = decoded;
+    // Logged before the chunk is yielded: the parser looks for them as it makes its records.
+    if (decoded.replaced) logReplaced(invalid, lines, bytes, decoded.replaced);
     const nul = bytes.indexOf(0);
     if (nul === -1 && !fault) {
       if (bytes.length > 0) yield bytes;
@@ -105,6 +113,19 @@ export async function* utf8Chunks(
   }
 }
 
+function logReplaced(invalid: InvalidByteQueue, lines: LineCounter, bytes: Buffer, replaced: Replaced[]): void {
+  // One pass over the chunk however many there are (a windows-1252 half has thousands).
+  const cursor = new LineCounter();
+  cursor.line = lines.line;
+  cursor.pendingCr = lines.pendingCr;
+  let from = 0;
+  for (const { at, original } of replaced) {
+    cursor.advance(bytes.subarray(from, at));
+    from = at;
+    invalid.push(cursor.line, original);
+  }
+}
+
 /** Length of `bytes[0, end)` up to and including its last line break (0 when it has none). */
 function wholeLines(bytes: Buffer, end: number): number {
   if (end === 0) return 0;
@@ -115,12 +136,18 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+/** An invalid UTF-8 sequence replaced by U+FFFD: where the U+FFFD is in the output, and the bytes it stands for. */
+interface Replaced {
+  at: number;
+  original: string;
+}
+
 /** The valid UTF-8 of one chunk, and what is wrong with the byte after it, if anything. */
-type ChunkDecoder = (bytes: Buffer, last: boolean) => { bytes: Buffer; fault?: string };
+type ChunkDecoder = (bytes: Buffer, last: boolean) => { bytes: Buffer; fault?: string; replaced?: Replaced[] };
 
 /**
- * UTF-8 keeps its own carry of an incomplete trailing sequence, so that on a bad byte it can
- * pass on exactly the valid bytes before it and say where the file stopped being UTF-8.
+ * UTF-8 keeps its own carry of an incomplete trailing sequence, so that a character cut by a
+ * chunk boundary is judged whole; a sequence the end of the file cuts is invalid.
  */
 function utf8Validator(): ChunkDecoder {
   let carry = Buffer.alloc(0);
@@ -129,16 +156,40 @@ function utf8Validator(): ChunkDecoder {
     const cut = last ? bytes.length : completeUtf8Length(bytes);
     carry = Buffer.from(bytes.subarray(cut));
     const whole = bytes.subarray(0, cut);
-    if (isUtf8(whole)) return { bytes: whole };
-    const at = Math.max(0, firstInvalidUtf8(whole, false));
-    const byte = whole[at] ?? 0;
-    return {
-      bytes: whole.subarray(0, at),
-      fault:
-        `byte 0x${byte.toString(16).toUpperCase().padStart(2, '0')} is not valid UTF-8 although the start of ` +
-        'the file is: if the file comes from Excel on Windows, pass --encoding windows-1252',
-    };
+    return isUtf8(whole) ? { bytes: whole } : replaceInvalidUtf8(whole);
   };
+}
+
+const REPLACEMENT = Buffer.from('\uFFFD');
+
+/** `bytes` with each invalid sequence (WHATWG's maximal subpart) replaced by U+FFFD, as TextDecoder would. */
+export function replaceInvalidUtf8(bytes: Uint8Array): { bytes: Buffer; replaced: Replaced[] } {
+  const parts: Uint8Array[] = [];
+  const replaced: Replaced[] = [];
+  let size = 0;
+  let from = 0;
+  let i = Math.max(0, firstInvalidUtf8(bytes, false));
+  while (i < bytes.length) {
+    const length = sequenceAt(bytes, i);
+    if (length > 0) {
+      i += length;
+      continue;
+    }
+    // 0: cut by the end of the file, all of it one invalid sequence.
+    const end = length === 0 ? bytes.length : i - length;
+    parts.push(bytes.subarray(from, i), REPLACEMENT);
+    size += i - from;
+    replaced.push({ at: size, original: hexBytes(bytes.subarray(i, end)) });
+    size += REPLACEMENT.length;
+    from = i = end;
+  }
+  parts.push(bytes.subarray(from));
+  return { bytes: Buffer.concat(parts), replaced };
+}
+
+/** `0xE2 0x82`: the bytes as a user's hex editor shows them. */
+function hexBytes(bytes: Uint8Array): string {
+  return Array.from(bytes, (byte) => `0x${byte.toString(16).toUpperCase().padStart(2, '0')}`).join(' ');
 }
 
 /** Length of `bytes` without a multi-byte sequence cut at its end. */

@@ -7,10 +7,10 @@ import { availableParallelism } from 'node:os';
 import { inspectFile } from './inspect-file.js';
 import { openCsv } from './read-csv.js';
 import { openInThread } from './reader-thread.js';
-import { type ReadOptions, type RowSource, THREAD_MIN_BYTES, THREAD_MIN_XLSX_BYTES } from './types.js';
+import { type RawRecord, type ReadOptions, type RowSource, THREAD_MIN_BYTES, THREAD_MIN_XLSX_BYTES } from './types.js';
 
-export type { HeaderTest, RawRecord, ReadOptions, RowSource, SourceInfo } from './types.js';
-export { DEFAULT_MAX_RECORD_SIZE, positionWord } from './types.js';
+export type { HeaderTest, InvalidCell, RawRecord, ReadOptions, RowSource, SourceInfo } from './types.js';
+export { DEFAULT_MAX_RECORD_SIZE, describeEncoding, positionWord } from './types.js';
 
 /**
  * Opens `file` and reads its header row. Throws InputError (exit 2) before any row when the
@@ -23,9 +23,12 @@ export async function openRows(file: string, options: ReadOptions = {}): Promise
     const thread = options.thread ?? 'never';
     const least = inspected.format === 'csv' ? THREAD_MIN_BYTES : THREAD_MIN_XLSX_BYTES;
     const large = inspected.sizeBytes >= least && availableParallelism() > 1;
-    if (thread === 'always' || (thread === 'large' && large)) return openInThread(inspected, options);
+    if (thread === 'always' || (thread === 'large' && large)) {
+      const source = await openInThread(inspected, options);
+      return inspected.format === 'csv' ? countInvalidBytes(source) : source;
+    }
   }
-  if (inspected.format === 'csv') return openCsv(inspected, options);
+  if (inspected.format === 'csv') return countInvalidBytes(await openCsv(inspected, options));
   // The spreadsheet readers' libraries are loaded only for spreadsheets.
   if (inspected.format === 'xlsx') {
     const { openXlsx } = await import('./read-xlsx.js');
@@ -33,4 +36,18 @@ export async function openRows(file: string, options: ReadOptions = {}): Promise
   }
   const { openWorkbook } = await import('./read-workbook.js');
   return openWorkbook({ ...inspected, format: inspected.format }, options);
+}
+
+/** Keeps `info.rowsWithInvalidBytes` up to date as the rows are read, on whichever thread. */
+function countInvalidBytes(source: RowSource): RowSource {
+  const { info } = source;
+  async function* counted(): AsyncGenerator<RawRecord[]> {
+    for await (const batch of source.batches) {
+      for (const record of batch) {
+        if (record.invalidBytes !== undefined) info.rowsWithInvalidBytes = (info.rowsWithInvalidBytes ?? 0) + 1;
+      }
+      yield batch;
+    }
+  }
+  return { ...source, batches: counted() };
 }

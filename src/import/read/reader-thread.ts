@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { type CodeOf, InputError, UsageError } from '../../errors.js';
 import type { InspectedFile } from './inspect-file.js';
-import type { RawRecord, ReadOptions, RowSource, SourceInfo } from './types.js';
+import type { InvalidCell, RawRecord, ReadOptions, RowSource, SourceInfo } from './types.js';
 
 /**
  * Batches (one per 64 KiB chunk) the worker may parse ahead of the consumer: enough that a
@@ -34,6 +34,8 @@ export type FromWorker =
       /** Every value of the batch, in order, joined by NUL; or, when a value holds a NUL, `values`. */
       text: string;
       values?: string[] | undefined;
+      /** The records holding invalid bytes (rare): their index in the batch and cells. */
+      invalid?: { index: number; cells: InvalidCell[] }[] | undefined;
       bytesRead: number;
     }
   | { type: 'end'; bytesRead: number }
@@ -89,18 +91,21 @@ export function packBatch(records: readonly RawRecord[], mayHoldNul: boolean) {
   const counts = new Uint32Array(records.length);
   const lines = new Uint32Array(records.length);
   const values: string[] = [];
+  const invalid: { index: number; cells: InvalidCell[] }[] = [];
   let nul = false;
   for (let i = 0; i < records.length; i++) {
     const record = records[i]!;
     counts[i] = record.values.length;
     lines[i] = record.line;
+    if (record.invalidBytes !== undefined) invalid.push({ index: i, cells: record.invalidBytes });
     for (const value of record.values) {
       if (mayHoldNul && !nul) nul = value.includes('\0');
       values.push(value);
     }
   }
   const firstRow = records[0]?.row ?? 0;
-  return nul ? { firstRow, counts, lines, text: '', values } : { firstRow, counts, lines, text: values.join('\0') };
+  const packed = nul ? { firstRow, counts, lines, text: '', values } : { firstRow, counts, lines, text: values.join('\0') };
+  return invalid.length === 0 ? packed : { ...packed, invalid };
 }
 
 export function unpackBatch(batch: {
@@ -109,6 +114,7 @@ export function unpackBatch(batch: {
   lines: Uint32Array;
   text: string;
   values?: string[] | undefined;
+  invalid?: { index: number; cells: InvalidCell[] }[] | undefined;
 }): RawRecord[] {
   const { counts, lines } = batch;
   let total = 0;
@@ -122,6 +128,7 @@ export function unpackBatch(batch: {
     records[i] = { row: batch.firstRow + i, line: lines[i]!, values: values.slice(at, end) };
     at = end;
   }
+  for (const { index, cells } of batch.invalid ?? []) records[index]!.invalidBytes = cells;
   return records;
 }
 

@@ -153,10 +153,12 @@ async function* numberRecords(
   let row = 0;
   const number = (records: LineRecord[]) => {
     const numbered: RawRecord[] = [];
-    for (const { values, line } of records) {
+    for (const { values, line, invalidBytes } of records) {
       if (isBlank(values)) continue;
       if (pad) while (values.length < width) values.push('');
-      numbered.push({ row: ++row, line, values: trimToWidth(values, width) });
+      const record: RawRecord = { row: ++row, line, values: trimToWidth(values, width) };
+      if (invalidBytes !== undefined) record.invalidBytes = invalidBytes;
+      numbered.push(record);
     }
     return numbered;
   };

@@ -43,6 +43,13 @@ export interface SourceInfo {
   /** WHATWG name: 'utf-8', 'utf-16le', 'utf-16be', 'windows-1252'… ('utf-8' for spreadsheets). */
   encoding: string;
   encodingSource: 'bom' | 'detected' | 'option' | 'default';
+  /** Why detection chose this encoding, when it is a single-byte one: 'no UTF-8 sequences'. */
+  encodingReason?: string;
+  /**
+   * Rows read so far (header and title rows aside) that hold bytes invalid in the encoding
+   * (UTF-8 only: each such row is invalid); set once there is one, final when reading ends.
+   */
+  rowsWithInvalidBytes?: number;
   /** ',' for spreadsheets. */
   delimiter: string;
   delimiterSource: 'sniffed' | 'sep-line' | 'option' | 'default';
@@ -82,6 +89,23 @@ export interface RawRecord {
   line: number;
   /** As read: not trimmed, never cast (IDs like 00123 stay strings). */
   values: string[];
+  /** Bytes that were not valid UTF-8 (each a U+FFFD in `values`): the row is invalid. */
+  invalidBytes?: InvalidCell[];
+}
+
+/** An invalid byte sequence in a cell: `column` indexes the values (-1: none holds it). */
+export interface InvalidCell {
+  column: number;
+  /** As shown to the user: `0xE9`, `0xE2 0x82`. */
+  bytes: string;
+}
+
+/** `utf-8 [detected]`, `windows-1252 [detected: no UTF-8 sequences]`, `utf-8 [bom; 2 rows with invalid bytes]`. */
+export function describeEncoding(info: SourceInfo): string {
+  const reason = info.encodingReason === undefined ? '' : `: ${info.encodingReason}`;
+  const rows = info.rowsWithInvalidBytes ?? 0;
+  const invalid = rows === 0 ? '' : `; ${rows} row${rows === 1 ? '' : 's'} with invalid bytes`;
+  return `${info.encoding} [${info.encodingSource}${reason}${invalid}]`;
 }
 
 export interface RowSource {
@@ -104,6 +128,7 @@ export interface RowSource {
 export interface LineRecord {
   values: string[];
   line: number;
+  invalidBytes?: InvalidCell[];
 }
 
 export const DEFAULT_MAX_RECORD_SIZE = 1_048_576;
