@@ -59,10 +59,16 @@ describe('detection', () => {
     ['utf-16be BOM', [0xfe, 0xff, 0x00, 0x61], 'utf-16be', 'bom', 2],
     ['ascii', [0x61, 0x2c, 0x62, 0x0a], 'utf-8', 'default', 0],
     ['valid utf-8', [0x43, 0x61, 0x66, 0xc3, 0xa9], 'utf-8', 'detected', 0],
-    ['invalid utf-8', [0x43, 0x61, 0x66, 0xe9, 0x0a], 'windows-1252', 'detected', 0],
+    ['invalid utf-8', [0x43, 0x61, 0x66, 0xe9, 0x0a], 'windows-1252', 'detected', 0, 'no UTF-8 sequences'],
+    ['utf-8 and a stray byte', [0x43, 0xc3, 0xa9, 0x2c, 0xe9, 0x0a], 'utf-8', 'detected', 0],
     ['utf-16le without BOM', [...Buffer.from('name,email\n', 'utf16le')], 'utf-16le', 'detected', 0],
-  ])('%s', (_, bytes, encoding, source, bomLength) => {
-    expect(detectEncoding(new Uint8Array(bytes), undefined, true)).toEqual({ encoding, source, bomLength });
+  ])('%s', (_, bytes, encoding, source, bomLength, reason?: string) => {
+    expect(detectEncoding(new Uint8Array(bytes as number[]), undefined, true)).toEqual({
+      encoding,
+      source,
+      bomLength,
+      ...(reason !== undefined && { reason }),
+    });
   });
 
   it('accepts a UTF-8 sequence cut by the end of the sample, not by the end of the file', () => {
@@ -121,8 +127,8 @@ describe('UTF-8', () => {
     expect(records.every((r, i) => r.values[0] === `Œuvre ${i}` && r.values[1] === `€${i}😀`)).toBe(true);
   });
 
-  it('a non-UTF-8 byte after the sniffed start is an error at its line, after the rows before it', async () => {
-    // The first 64 KiB are ASCII, so UTF-8 is assumed; line 2002 then holds an ANSI é.
+  it('a file ASCII in its sniffed start and windows-1252 after it is windows-1252: the rest is looked at', async () => {
+    // The first 64 KiB are ASCII; line 2002 then holds an ANSI é, and no UTF-8 follows.
     const lines = Array.from({ length: 2000 }, (_, i) => `client ${i},c${i}@example.com,${'x'.repeat(20)}`);
     const bytes = Buffer.concat([
       Buffer.from(`name,email,note\n${lines.join('\n')}\n`),
@@ -130,15 +136,10 @@ describe('UTF-8', () => {
       Buffer.from('after,a@example.com,x\n'),
     ]);
     const source = await openRows(await file('late-ansi.csv', bytes));
-    expect(source.info.encoding).toBe('utf-8');
-    const { records, error } = await readUntilError(source);
-    expect(error).toBeInstanceOf(InputError);
-    expect(error).toMatchObject({ code: 'input_encoding', line: 2002 });
-    expect((error as Error).message).toMatch(
-      /line 2002: byte 0xE9 is not valid UTF-8.*--encoding windows-1252/,
-    );
-    expect(records).toHaveLength(2000);
-    expect(records.at(-1)?.line).toBe(2001);
+    expect(source.info).toMatchObject({ encoding: 'windows-1252', encodingSource: 'detected', encodingReason: 'no UTF-8 sequences' });
+    const records = await readAll(source);
+    expect(records).toHaveLength(2002);
+    expect(records[2000]).toEqual({ row: 2001, line: 2002, values: ['Renée', 'r@example.com', 'late'] });
   });
 
   it('--encoding windows-1252 reads that same file', async () => {
@@ -162,14 +163,29 @@ describe('UTF-8', () => {
     expect((error as Error).message).toContain('(or is --encoding wrong for it?)');
   });
 
-  it('--encoding utf-8 on an ANSI file fails at the line, not with replacement characters', async () => {
+  it('--encoding utf-8 on an ANSI file: the rows with invalid bytes carry them, as when UTF-8 is detected', async () => {
     const bytes = Buffer.concat([
       Buffer.from('name,email\nok,o@x.io\n'),
       Buffer.from('Ren\xe9e,r@x.io\n', 'latin1'),
+      Buffer.from('after,a@x.io\n'),
     ]);
     const source = await openRows(await file('forced-utf8.csv', bytes), { encoding: 'utf-8' });
-    const { records, error } = await readUntilError(source);
-    expect(records.map((r) => r.values[0])).toEqual(['ok']);
-    expect(error).toMatchObject({ code: 'input_encoding', line: 3 });
+    expect(await readAll(source)).toEqual([
+      { row: 1, line: 2, values: ['ok', 'o@x.io'] },
+      { row: 2, line: 3, values: ['Ren\uFFFDe', 'r@x.io'], invalidBytes: [{ column: 0, bytes: '0xE9' }] },
+      { row: 3, line: 4, values: ['after', 'a@x.io'] },
+    ]);
+    expect(source.info).toMatchObject({ encoding: 'utf-8', encodingSource: 'option', rowsWithInvalidBytes: 1 });
+  });
+
+  it('a broken UTF-16 file still stops at its line (input_encoding): only UTF-8 is judged row by row', async () => {
+    // An unpaired high surrogate (D800) before the line break of line 3.
+    const text = Buffer.from('name,email\r\nok,o@x.io\r\nbad,b@x.io', 'utf16le');
+    const bytes = Buffer.concat([Buffer.from([0xff, 0xfe]), text, Buffer.from([0x00, 0xd8]), Buffer.from('\r\n', 'utf16le')]);
+    // Named at the line its chunk reached (the whole of this small file).
+    const error = await openRows(await file('broken-utf16.csv', bytes)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InputError);
+    expect(error).toMatchObject({ code: 'input_encoding' });
+    expect((error as Error).message).toContain('not valid utf-16le');
   });
 });
