@@ -108,6 +108,8 @@ write(out, 'google-sheets.csv', csv([HEADERS, ...ROWS], { delimiter: ',', eol: '
 write(out, 'crm-pipe.csv', csv([HEADERS, ...ROWS], { delimiter: '|', eol: '\n' }));
 
 await writeWorkbook();
+// fixtures/input/encoding/: UTF-8 files with bytes that are not UTF-8 (removed with the rest above).
+await import('./make-encoding-fixtures.js');
 
 // ---- malformed ----------------------------------------------------------------------------
 const good = (rows) => csv(rows, { delimiter: ',', eol: '\n' });
