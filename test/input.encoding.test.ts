@@ -4,7 +4,7 @@ import { InputError, UsageError } from '../src/errors.js';
 import { decodeWindows1252 } from '../src/import/read/decode-text.js';
 import { detectEncoding, firstInvalidUtf8 } from '../src/import/read/detect-encoding.js';
 import { openRows } from '../src/import/read/index.js';
-import { readAll, readUntilError, useInputFiles } from './input.helpers.js';
+import { readAll, useInputFiles } from './input.helpers.js';
 
 const { file } = useInputFiles();
 
