@@ -142,7 +142,10 @@ interface Replaced {
   original: string;
 }
 
-/** The valid UTF-8 of one chunk, and what is wrong with the byte after it, if anything. */
+/**
+ * One chunk as UTF-8: with its invalid UTF-8 sequences `replaced`, or cut before a `fault`
+ * (what is wrong with the bytes after it) in other encodings.
+ */
 type ChunkDecoder = (bytes: Buffer, last: boolean) => { bytes: Buffer; fault?: string; replaced?: Replaced[] };
 
 /**

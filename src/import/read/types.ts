@@ -1,7 +1,7 @@
 /** The contract between the row readers and the import pipeline. */
 
 export interface ReadOptions {
-  /** A WHATWG label; absent = detect (BOM; else valid UTF-8 → utf-8; else windows-1252). */
+  /** A WHATWG label; absent = detect (BOM; else any multi-byte UTF-8 sequence → utf-8; else windows-1252). */
   encoding?: string;
   /** Absent = sniff among , ; \t | from the first lines (an Excel `sep=;` first line wins). */
   delimiter?: string;
