@@ -3,6 +3,7 @@
 // the way real programs make them, plus a pure windows-1252 and a pure UTF-8 file. Byte-exact
 // and deterministic. Run: node scripts/make-encoding-fixtures.js (make-input-fixtures.js runs it too).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { windows1252 } from './windows-1252.js';
 
 const out = new URL('../fixtures/input/encoding/', import.meta.url);
 
@@ -30,26 +31,6 @@ const ANSI_ROWS = [
   ['Alice Jones', 'alice@example.com', 'GB', '2 Park Lane, Leeds', 'GBP'],
 ];
 
-// WHATWG windows-1252 code points of bytes 0x80–0x9F; the other bytes are Latin-1.
-const CP1252_HIGH = [
-  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d,
-  0x17d, 0x8f, 0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a,
-  0x153, 0x9d, 0x17e, 0x178,
-];
-
-/** Text as a program writing the ANSI code page saves it. @param {string} text @returns {Buffer} */
-function windows1252(text) {
-  return Buffer.from(
-    [...text].map((char) => {
-      const code = char.codePointAt(0) ?? 0;
-      if (code < 0x80 || (code >= 0xa0 && code <= 0xff)) return code;
-      const high = CP1252_HIGH.indexOf(code);
-      if (high === -1) throw new Error(`${char} has no windows-1252 byte`);
-      return 0x80 + high;
-    }),
-  );
-}
-
 /** Quoting only when needed, as Excel, LibreOffice and Google Sheets do. @param {string} cell @param {string} delimiter */
 function quote(cell, delimiter) {
   return cell.includes(delimiter) || /["\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
@@ -70,7 +51,7 @@ function csv(rows, { delimiter, eol, encode = (text) => Buffer.from(text) }) {
   );
 }
 
-/** @param {string} name @param {Uint8Array} data */
+/** @param {string} name @param {string | Uint8Array} data */
 function write(name, data) {
   writeFileSync(new URL(name, out), data);
   console.log(`fixtures/input/encoding/${name}`);
@@ -78,6 +59,9 @@ function write(name, data) {
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
+
+// The rows as typed, for the tests: what each fixture must send (or name as invalid).
+write('expected.json', `${JSON.stringify({ headers: HEADERS, utf8Rows: UTF8_ROWS, ansiRows: ANSI_ROWS }, null, 2)}\n`);
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const utf8Table = [HEADERS, ...UTF8_ROWS];

@@ -3,6 +3,7 @@
  * bytes that are not UTF-8 sends its other rows exactly as written; each row holding such bytes
  * is `invalid`, named by column and byte, in the results and failed files, and never sent.
  */
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -14,16 +15,9 @@ import { makeTempDir, ROOT, sandboxEnv, writeKeyFile } from './helpers.js';
 
 const FIXTURES = join(ROOT, 'fixtures', 'input', 'encoding');
 const NOT_UTF8 = 'is not valid UTF-8 (the file is UTF-8 elsewhere; fix the cell or save the file as UTF-8)';
-const UTF8_NAMES = [
-  'José Müller-Øster',
-  'Zoë Œuvray',
-  'Søren Ångström',
-  'Claire Martin',
-  'Renée Dubois',
-  'Plain Client',
-  'Łukasz Wąsik',
-  'Çağla Yıldız',
-];
+/** The rows as typed (scripts/make-encoding-fixtures.js). */
+const TYPED = JSON.parse(readFileSync(join(FIXTURES, 'expected.json'), 'utf8')) as { utf8Rows: string[][] };
+const UTF8_NAMES = TYPED.utf8Rows.map((row) => row[0]!);
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
 let base: Sandbox;
