@@ -65,6 +65,12 @@ export const LATENCY_SLACK_MS = 5;
 export const DECREASE = 0.9;
 export const PROBE_WINDOWS = 20;
 export const MIN_WINDOW = 4;
+/**
+ * Slow start doubles up to here, then grows by a quarter a round trip (TCP's limited slow
+ * start, RFC 3742): a rate limit is only felt once its bucket is empty, and by then every
+ * request of the last doubling is in flight and answered 429.
+ */
+export const SLOW_START_DOUBLES_TO = 64;
 /** A rare 5xx is the service's bad luck (the breaker handles outages); a share of them is overload. */
 export const OVERLOAD_SHARE = 0.05;
 
@@ -120,7 +126,8 @@ function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds
   if (w.busiest < limit) return { ...state, recentMeans };
   const { ceiling } = state;
   if (ceiling === undefined) {
-    return { ...state, recentMeans, limit: clamp(state.slowStart ? limit * 2 : limit + Math.ceil(limit / 4), bounds) };
+    const doubling = state.slowStart && limit < SLOW_START_DOUBLES_TO;
+    return { ...state, recentMeans, limit: clamp(doubling ? limit * 2 : limit + Math.ceil(limit / 4), bounds) };
   }
   if (limit + 1 < ceiling) {
     return { ...state, recentMeans, limit: clamp(Math.min(ceiling - 1, limit + Math.ceil(limit / 4)), bounds) };
