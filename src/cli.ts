@@ -182,7 +182,7 @@ function importFlags<T>(y: Argv<T>) {
     })
     .option('max-concurrency', {
       type: 'number',
-      defaultDescription: 'what this machine can hold, ≥ 1024',
+      defaultDescription: "the machine's bound",
       group: SENDING,
       describe: 'upper bound for --concurrency auto (a safety bound, not a pace)',
     })
@@ -238,7 +238,7 @@ function exportFlags<T>(y: Argv<T>) {
     })
     .option('max-prefetch', {
       type: 'number',
-      defaultDescription: 'the pages this machine can hold, ≥ 64',
+      defaultDescription: "the machine's bound",
       describe: 'upper bound for --prefetch auto (a safety bound, not a pace)',
     })
     .option('overwrite', { type: 'boolean', group: OUTPUT, describe: 'replace an existing --out file (refused otherwise)' })
