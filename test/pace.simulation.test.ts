@@ -68,6 +68,7 @@ function runCell(cores: number, rtt: number, name: string, bound: number): Cell 
 const CORES = [2, 8, 16, 64];
 const RTTS = [0, 20, 150, 300, 500];
 const table: { now: Cell; before: Cell }[] = [];
+const steps: { name: string; reach: (number | undefined)[] }[] = [];
 
 describe('auto concurrency, simulated on 2–64 cores and 0–500 ms round trips', () => {
   for (const cores of CORES) {
@@ -96,6 +97,31 @@ describe('auto concurrency, simulated on 2–64 cores and 0–500 ms round trips
     });
   }
 
+  it('a latency step 20 → 300 → 20 ms: back to 0.9 of the floor within seconds of each step', () => {
+    const client: SimClient = { cores: 8, signMs: SIGN_MS, bound: boundFor(8), startLimit: 8 };
+    const rttMs = (t: number) => (t >= 10_000 && t < 20_000 ? 300 : 20);
+    const run = simulateImport(client, { ...SERVICES['no limit']!, rttMs, jitterMs: 4 }, 30, 8020);
+    const floor = (client.cores * 1000) / SIGN_MS;
+    const after = (second: number) => secondsToReach(run.perSecond.slice(second), floor);
+    steps.push({ name: 'latency step 20 → 300 ms (at 10 s) → 20 ms (at 20 s), 8 cores', reach: [after(0), after(10), after(20)] });
+    // 300 ms needs 600 in flight: first the rise reads as a queue (cut, until 300 ms is the
+    // remembered minimum, ten round trips), then quarter steps from there (simulated: 7 s).
+    expect(after(10)).toBeLessThanOrEqual(8);
+    expect(after(20)).toBeLessThanOrEqual(1);
+    expect(run.perSecond.slice(18, 20).every((rows) => rows >= 0.9 * floor)).toBe(true);
+  });
+
+  it('an outage of 5 s: the breaker pauses the run, and it is back at 0.9 within seconds', () => {
+    const client: SimClient = { cores: 8, signMs: SIGN_MS, bound: boundFor(8), startLimit: 8 };
+    const service: SimService = { ...SERVICES['no limit']!, rttMs: () => 150, jitterMs: 30, outage: { from: 10_000, to: 15_000 } };
+    const run = simulateImport(client, service, 30, 8150);
+    const floor = (client.cores * 1000) / SIGN_MS;
+    const back = secondsToReach(run.perSecond.slice(15), floor);
+    steps.push({ name: 'outage 10–15 s (503 to everything), 8 cores, 150 ms', reach: [secondsToReach(run.perSecond, floor), back] });
+    expect(run.failedRows).toBe(0);
+    expect(back).toBeLessThanOrEqual(8);
+  });
+
   it('the bound is at least 1,024 and grows with the machine', () => {
     expect(requestBound({ memoryBytes: 2 ** 30, openFiles: undefined })).toBe(MIN_IN_FLIGHT_BOUND);
     expect(boundFor(2)).toBe(8192);
@@ -116,6 +142,8 @@ describe('auto concurrency, simulated on 2–64 cores and 0–500 ms round trips
         `| ${now.cores} | ${now.rtt} ms | ${now.service} | ${Math.round(now.target)} | ${ratio(now, now.target)} | ${now.reachS === undefined ? 'not' : `${now.reachS} s`} | ${share(now.throttledShare)}, ${share(now.steadyThrottledShare)} | ${now.limit} | ${ratio(before, now.target)}, ${share(before.throttledShare)} |`,
       );
     }
+    lines.push('', '| scenario | seconds to 0.9 of the floor: at the start, after each change |', '|---|---|');
+    for (const step of steps) lines.push(`| ${step.name} | ${step.reach.map((s) => (s === undefined ? 'not' : `${s} s`)).join(', ')} |`);
     writeFileSync(process.env.PACE_TABLE, `${lines.join('\n')}\n`);
   });
 });
