@@ -21,7 +21,7 @@ import * as signing from './parts/signing.js';
 import * as validate from './parts/validate.js';
 
 const PARTS = [signing, importFloor, latency, adaptive, validate, exportPart, memory, alternatives];
-const NEEDS_SIGNING = new Set(['import']);
+const NEEDS_SIGNING = new Set(['import', 'adaptive']);
 const DEFAULT_OUT = fileURLToPath(new URL('results.json', import.meta.url));
 
 const HELP = `Usage: node bench/run.js [options]   (npm run bench builds dist/ first)
@@ -30,7 +30,7 @@ const HELP = `Usage: node bench/run.js [options]   (npm run bench builds dist/ f
                         the memory part imports N and 5×N
   --quick               small sizes for a smoke run (1–3 minutes)
   --only NAME[,NAME]    run some parts: ${PARTS.map((part) => part.name).join(', ')}
-                        (BENCH_ADAPTIVE=limit,floor,step,shards,export: some of adaptive's pieces)
+                        (BENCH_ADAPTIVE=limit,floor,distance,step,shards,export: some of adaptive's pieces)
   --concurrency N       import and floor concurrency for parts 1, 5, 6 (default 8, the CLI's)
   --with-alternatives   also run newman, if \`npx --no-install newman\` works (not a dependency)
   --retry-contended N   measure again, up to N times, a run during which other processes kept

@@ -182,9 +182,9 @@ function importFlags<T>(y: Argv<T>) {
     })
     .option('max-concurrency', {
       type: 'number',
-      defaultDescription: String(IMPORT_DEFAULTS.maxConcurrency),
+      defaultDescription: "the machine's bound",
       group: SENDING,
-      describe: "upper bound for --concurrency auto",
+      describe: 'upper bound for --concurrency auto (a safety bound, not a pace)',
     })
     .option('rate', { type: 'number', group: SENDING, describe: 'at most N requests per second' })
     .option('shard', {
@@ -238,8 +238,8 @@ function exportFlags<T>(y: Argv<T>) {
     })
     .option('max-prefetch', {
       type: 'number',
-      defaultDescription: String(EXPORT_DEFAULTS.maxPrefetch),
-      describe: 'upper bound for --prefetch auto',
+      defaultDescription: "the machine's bound",
+      describe: 'upper bound for --prefetch auto (a safety bound, not a pace)',
     })
     .option('overwrite', { type: 'boolean', group: OUTPUT, describe: 'replace an existing --out file (refused otherwise)' })
     .option('gzip', { type: 'boolean', group: OUTPUT, describe: 'gzip the file (implied by an --out name ending in .gz)' })

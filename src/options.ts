@@ -16,6 +16,7 @@ import type { ImportSettings } from './import/run-import.js';
 import { parseShard, type Shard } from './import/shard.js';
 import { type NetworkArgv, type ResolvedNetwork, resolveNetwork } from './network-options.js';
 import { SERVICE_DEFAULTS } from './service/defaults.js';
+import { MAX_IN_FLIGHT } from './service/in-flight-bound.js';
 import type { Direction } from './service/schemas.js';
 import type { SignatureHash, SignaturePadding, SignatureScheme } from './service/signing.js';
 import { checkBaseUrl } from './service/url.js';
@@ -283,7 +284,7 @@ export async function resolveImportOptions(
       read,
       liquidityType: argv.liquidityType.trim(),
       concurrency: parseConcurrency(argv.concurrency),
-      maxConcurrency: check(positiveInt('--max-concurrency', 1024), argv.maxConcurrency),
+      maxConcurrency: check(positiveInt('--max-concurrency', MAX_IN_FLIGHT), argv.maxConcurrency),
       rate:
         argv.rate === undefined ? undefined : check(z.number().positive('--rate must be positive'), argv.rate),
       maxErrors:

@@ -42,7 +42,7 @@ describe('concurrency controller: one window from a given limit', () => {
     ['every answer a 429: down to the minimum', 16, undefined, { throttled: 16 }, 1, 1],
     ['5xx or timeouts above 5% of a window count like a 429', 20, undefined, { ok: 18, overloaded: 2 }, 18, 18],
     ['one 5xx in 40 is bad luck, not overload: the window still counts as healthy', 20, undefined, { ok: 39, overloaded: 1 }, 40, undefined],
-    ['a rare 429 still decreases by at least 10%', 40, undefined, { ok: 39, throttled: 1 }, 36, 36],
+    ['a rare 429 still decreases by at least 10%; the ceiling is what got through', 40, undefined, { ok: 39, throttled: 1 }, 36, 39],
     ['below a known ceiling: fast growth, capped just under it', 8, 10, { ok: 8 }, 9, 10],
     ['at the ceiling: wait for PROBE_WINDOWS calm windows', 9, 10, { ok: 9 }, 9, 10],
     ['growth stops at --max-concurrency', 60, undefined, { ok: 60 }, 64, undefined],
@@ -118,6 +118,24 @@ describe('concurrency controller: over many windows', () => {
     const before = s.limit;
     s = healthy(s, 2, 20);
     expect(s.limit).toBeGreaterThan(before);
+  });
+
+  it('answers busier than the limit were sent under a higher one: not judged', () => {
+    let s = initialState(8, bounds);
+    // Retries keep their slots through a 429 pause: 20 busy at a limit of 8 say nothing of 8.
+    s = feed(s, answers(s, { throttled: 16, inFlight: 20 }));
+    expect([s.limit, s.ceiling, s.window.answers]).toEqual([8, undefined, 0]);
+  });
+
+  it('under a cap on concurrent requests, growth returns straight to just under it', () => {
+    // 64 in flight against a cap of 50: 50 through. Down by the share, the ceiling at 50.
+    let s = initialState(64, bounds);
+    s = feed(s, answers(s, { ok: 50, throttled: 14 }));
+    expect([s.limit, s.ceiling]).toEqual([50, 50]);
+    s = feed({ ...s, ignore: 0 }, answers(s, { ok: 49, throttled: 1 }));
+    expect([s.limit, s.ceiling]).toEqual([45, 49]);
+    s = healthy({ ...s, ignore: 0 }, 1);
+    expect(s.limit).toBe(48);
   });
 
   it('past the ceiling only by one per PROBE_WINDOWS calm windows', () => {

@@ -131,7 +131,7 @@ describe('flag checks (before any request)', () => {
     [{ createdFrom: '2025-02-01', createdTo: '2025-01-31' }, /is after/],
     [{ pageSize: 0 }, /--page-size must be a whole number from 1 to 1000/],
     [{ pageSize: 1001 }, /--page-size/],
-    [{ prefetch: 65 }, /--prefetch must be a whole number from 1 to 64/],
+    [{ prefetch: 16_385 }, /--prefetch must be a whole number from 1 to 16384/],
     [{ prefetch: 1.5 }, /--prefetch/],
     [{ format: 'jsonl', bom: true }, /--bom applies to CSV only/],
     [{ out: '  ' }, /--out needs a file name/],

@@ -49,7 +49,9 @@ describe('--prefetch auto, the default, at 50 ms a page', () => {
   it('grows past its start while the writer waits on the network; every client once', async () => {
     const { out, summary } = await exportAll(sandbox, 'latency.csv', 20);
     expect(summary.rows).toBe(clients);
-    expect(summary.prefetch).toMatchObject({ mode: 'auto', max: 64 });
+    // No fixed cap: the bound is what this machine can hold (at least 64 pages).
+    expect(summary.prefetch).toMatchObject({ mode: 'auto' });
+    expect(summary.prefetch.max).toBeGreaterThanOrEqual(64);
     expect(summary.prefetch.settled).toBeGreaterThan(START);
     await expectEveryClientOnce(out, sandbox);
   });

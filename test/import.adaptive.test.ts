@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
 import { CLIENT_HEADER, readResults, runCli, useSandbox, validRows } from './helpers.js';
+import { IMPORT_DEFAULTS } from '../src/import/defaults.js';
 
 // 40 requests a second through a one-second token bucket, 20 ms per request: one in flight
 // nearly fits. Low enough that even a busy machine signs faster, so the limit is really hit.
@@ -19,8 +20,8 @@ describe('--concurrency auto against a rate-limited service', () => {
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout);
     expect(summary.counts).toMatchObject({ created: rows, failed: 0 });
-    expect(summary.concurrency).toMatchObject({ mode: 'auto', max: 64 });
-    // Where it ended: far below the 8 it starts at and the 64 it may grow to, the 429s taught it
+    expect(summary.concurrency).toMatchObject({ mode: 'auto', max: IMPORT_DEFAULTS.maxConcurrency });
+    // Where it ended: far below the 8 it starts at and the bound it may grow to, the 429s taught it
     // where the limit is. (The settled limit counts the descent too, which each 429's one-second
     // pause stretches over several seconds of a run this short: on a busy machine, 13–19.)
     expect(summary.concurrency.current).toBeGreaterThanOrEqual(1);

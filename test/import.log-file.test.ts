@@ -9,6 +9,7 @@ import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT_HEADER, expectNoneOf, readResults, runCli, useSandbox, validRows } from './helpers.js';
 import { startProxy, type TestProxy } from './proxy.helpers.js';
+import { IMPORT_DEFAULTS } from '../src/import/defaults.js';
 
 const ctx = useSandbox({ seedRandom: 11 });
 const PASSWORD = 's3cret-log-proxy-pw';
@@ -94,7 +95,7 @@ describe('import --log-file', () => {
       'run_resumed',
       'run_finished',
     ]);
-    expect(events[0]).toMatchObject({ input, results, concurrency: 'auto', max_concurrency: 64 });
+    expect(events[0]).toMatchObject({ input, results, concurrency: 'auto', max_concurrency: IMPORT_DEFAULTS.maxConcurrency });
     const finished = events.filter((line) => line.event === 'run_finished');
     expect(finished[0]).toMatchObject({ rows: 62, counts: { created: 60, invalid: 1, duplicate: 1 }, exit_code: 1 });
     expect(finished[0]!.concurrency).toMatchObject({ mode: 'auto' });

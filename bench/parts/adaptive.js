@@ -3,9 +3,11 @@
  * and 64 (rows/s, share of requests answered 429); at 150 ms with no limit beside the signed
  * floor (the bare signed loop at the best C of a sweep) and fixed 8; a latency step
  * 20 → 300 → 20 ms with the limit over time (from the progress lines); two shards sharing
- * one rate limit; export's `--prefetch auto` at 50 ms beside a sweep of fixed prefetch. Each
- * import or export is the real CLI in its own process; the sandbox in another.
- * BENCH_ADAPTIVE=limit,floor,step,shards,export runs some of these pieces only.
+ * one rate limit; export's `--prefetch auto` at 50 ms beside a sweep of fixed prefetch; with no
+ * flags at 150 and 300 ms beside the signed bare loop at C = signing rate × RTT × 1.5, under a
+ * 100/s limit, and the peak RSS with 1,000 requests in flight. Each import or export is the
+ * real CLI in its own process; the sandbox in another.
+ * BENCH_ADAPTIVE=limit,floor,distance,step,shards,export runs some of these pieces only.
  */
 import { dataset } from '../lib/make-inputs.js';
 import { floorRun } from '../lib/measure-imports.js';
@@ -15,7 +17,7 @@ import { rmSync } from 'node:fs';
 
 export const name = 'adaptive';
 const LIMIT = 150;
-const PIECES = ['limit', 'floor', 'step', 'shards', 'export'];
+const PIECES = ['limit', 'floor', 'distance', 'step', 'shards', 'export'];
 
 /** One or more `ccs-bulk import` processes at once against one sandbox: rows/s (summed), 429 share, limits. */
 async function imports(ctx, { rows, sandboxOptions, concurrency = 'auto', shards = 1, progress = false }) {
@@ -57,6 +59,7 @@ async function imports(ctx, { rows, sandboxOptions, concurrency = 'auto', shards
       requests,
       throttledShare: throttled / requests,
       limits: runs.map((run) => run.summary.concurrency),
+      maxRssMb: Math.max(...runs.map((run) => run.result.maxRssMb ?? 0)),
       stderr: runs.map((run) => run.result.stderr),
     };
   } finally {
@@ -84,7 +87,7 @@ export async function run(ctx) {
   const chosen = process.env.BENCH_ADAPTIVE?.split(',').map((piece) => piece.trim()) ?? PIECES;
   const unknown = chosen.filter((piece) => !PIECES.includes(piece));
   if (unknown.length > 0) throw new Error(`BENCH_ADAPTIVE: unknown piece ${unknown.join(', ')} (pieces: ${PIECES.join(', ')})`);
-  const pieces = { limit: rateLimited, floor: signedFloor, step: latencyStep, shards: twoShards, export: exportPrefetch };
+  const pieces = { limit: rateLimited, floor: signedFloor, distance, step: latencyStep, shards: twoShards, export: exportPrefetch };
   const out = [];
   for (const piece of PIECES) if (chosen.includes(piece)) out.push(...(await pieces[piece](ctx)));
   return out;
@@ -155,6 +158,64 @@ async function signedFloor(ctx) {
       data: slowFixed,
     }),
   ];
+}
+
+/**
+ * No flags, at a distance: `import` at 150 and 300 ms beside the signed bare loop given what it
+ * needs (C = this machine's signing rate × the round trip × 1.5), so the floor is the signer's,
+ * not a cap's; under a 100/s limit; and the peak RSS with 1,000 requests in flight.
+ */
+async function distance(ctx) {
+  const rows = ctx.quick ? 1000 : 3000;
+  const signingRate = ctx.signing?.pool ?? 300;
+  const out = [];
+  for (const latencyMs of [150, 300]) {
+    const concurrency = Math.ceil(signingRate * (latencyMs / 1000) * 1.5);
+    ctx.log(`  ${latencyMs} ms, no flags vs the signed bare loop at C=${concurrency} (${count(rows)} rows)…`);
+    const auto = await imports(ctx, { rows, sandboxOptions: { latencyMs } });
+    const floor = await floorRun(ctx, { rows, concurrency, latencyMs });
+    out.push(
+      row({
+        part,
+        measure: `${latencyMs} ms, ${count(rows)} rows, no flags (${limits(auto)})`,
+        figure: perSecond(auto.rowsPerSecond),
+        baseline: `${perSecond(floor.rowsPerSecond)} (signed bare loop, C=${concurrency} = ${count(signingRate)}/s × ${latencyMs} ms × 1.5)`,
+        ratio: auto.rowsPerSecond / floor.rowsPerSecond,
+        target: '≥ 0.90',
+        pass: auto.rowsPerSecond / floor.rowsPerSecond >= 0.9,
+        data: { auto, floor },
+      }),
+    );
+  }
+  ctx.log(`  rate limit 100/s, no flags (${count(rows)} rows)…`);
+  const limitedRun = await imports(ctx, { rows, sandboxOptions: { rateLimit: 100 } });
+  out.push(
+    row({
+      part,
+      measure: `rate limit 100/s, ${count(rows)} rows, no flags (${limits(limitedRun)})`,
+      figure: `${perSecond(limitedRun.rowsPerSecond)}, ${share(limitedRun.throttledShare)}`,
+      baseline: `${perSecond(100)} (the limit)`,
+      ratio: limitedRun.rowsPerSecond / 100,
+      target: '≥ 0.90, ≤ 2% 429',
+      pass: limitedRun.rowsPerSecond / 100 >= 0.9 && limitedRun.throttledShare <= 0.02,
+      data: limitedRun,
+    }),
+  );
+  // 1,000 in flight: a round trip long enough that signing fills them (5 s × 200/s).
+  ctx.log(`  1,000 requests in flight (--concurrency 1000, 5 s a request, ${count(rows)} rows)…`);
+  const wide = await imports(ctx, { rows, sandboxOptions: { latencyMs: 5000 }, concurrency: 1000 });
+  out.push(
+    row({
+      part,
+      measure: `peak RSS, import with 1,000 requests in flight (${count(rows)} rows, 5 s each)`,
+      figure: `${Math.round(wide.maxRssMb)} MB`,
+      baseline: `${perSecond(wide.rowsPerSecond)}`,
+      target: '< 200 MB',
+      pass: wide.maxRssMb < 200,
+      data: wide,
+    }),
+  );
+  return out;
 }
 
 /** Latency 20 → 300 → 20 ms: the limit at each second. */

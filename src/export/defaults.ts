@@ -1,5 +1,6 @@
 /** The export's defaults, shared by its flags (cli.ts) and the library (exportClients). */
 import type { Direction } from '../service/schemas.js';
+import { machineLimits, pageBound } from '../service/in-flight-bound.js';
 import { EXPORT_COLUMNS } from './columns.js';
 
 export const EXPORT_FORMATS = ['csv', 'jsonl', 'xlsx'] as const;
@@ -19,5 +20,6 @@ export const EXPORT_DEFAULTS = {
   /** Adapted while the export runs (service/concurrency.ts), from `startPrefetch` up to `maxPrefetch`. */
   prefetch: 'auto' as number | 'auto',
   startPrefetch: 4,
-  maxPrefetch: 64,
+  /** No pace of its own: the pages of `pageSize` clients this machine can hold (in-flight-bound.ts). */
+  maxPrefetch: pageBound(machineLimits(), 100),
 } as const;

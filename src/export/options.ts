@@ -12,13 +12,15 @@ import {
   DIRECTIONS,
   type Direction,
 } from '../service/schemas.js';
+import { MAX_IN_FLIGHT, machineLimits, pageBound } from '../service/in-flight-bound.js';
 import { EXPORT_COLUMNS, type ExportColumn } from './columns.js';
 import { EXPORT_DEFAULTS, EXPORT_FORMATS, type ExportFormat } from './defaults.js';
 
 export { EXPORT_DEFAULTS, EXPORT_FORMATS, type ExportFormat };
 
 export const MAX_PAGE_SIZE = 1000;
-export const MAX_PREFETCH = 64;
+/** A fixed --prefetch or --max-prefetch: no more than the sockets one address can take. */
+export const MAX_PREFETCH = MAX_IN_FLIGHT;
 
 export interface ExportOptions {
   /** A file path, or '-' for stdout. */
@@ -100,6 +102,7 @@ export function checkExportSettings(
     );
   }
   const prefetch = settings.prefetch ?? EXPORT_DEFAULTS.prefetch;
+  const pageSize = wholeNumber(settings.pageSize ?? EXPORT_DEFAULTS.pageSize, name('page-size', 'pageSize'), MAX_PAGE_SIZE);
   return {
     format,
     columns: parseColumns(settings.columns, name('columns', 'columns')),
@@ -121,14 +124,10 @@ export function checkExportSettings(
     createdFrom,
     createdTo,
     direction,
-    pageSize: wholeNumber(
-      settings.pageSize ?? EXPORT_DEFAULTS.pageSize,
-      name('page-size', 'pageSize'),
-      MAX_PAGE_SIZE,
-    ),
+    pageSize,
     prefetch: prefetch === 'auto' ? prefetch : wholeNumber(prefetch, name('prefetch', 'prefetch'), MAX_PREFETCH),
     maxPrefetch: wholeNumber(
-      settings.maxPrefetch ?? EXPORT_DEFAULTS.maxPrefetch,
+      settings.maxPrefetch ?? pageBound(machineLimits(), pageSize),
       name('max-prefetch', 'maxPrefetch'),
       MAX_PREFETCH,
     ),

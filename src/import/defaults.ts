@@ -1,5 +1,6 @@
 /** The import's defaults, shared by its flags (cli.ts) and the library (importClients). */
 import { SERVICE_DEFAULTS } from '../service/defaults.js';
+import { machineLimits, requestBound } from '../service/in-flight-bound.js';
 import type { DateFormat } from './normalize.js';
 import { DEFAULT_MAX_RECORD_SIZE } from './read/types.js';
 
@@ -9,7 +10,8 @@ export const IMPORT_DEFAULTS = {
   /** Adapted while the run goes (concurrency.ts), from `startConcurrency` up to `maxConcurrency`. */
   concurrency: 'auto' as number | 'auto',
   startConcurrency: SERVICE_DEFAULTS.connections,
-  maxConcurrency: 64,
+  /** No pace of its own: what this machine can hold in flight (in-flight-bound.ts). */
+  maxConcurrency: requestBound(machineLimits()),
   dateFormat: 'YYYY-MM-DD' as DateFormat,
   /** The only documented value (docs/service.md#create-client). */
   liquidityType: 'chain',

@@ -65,6 +65,12 @@ export const LATENCY_SLACK_MS = 5;
 export const DECREASE = 0.9;
 export const PROBE_WINDOWS = 20;
 export const MIN_WINDOW = 4;
+/**
+ * Slow start doubles up to here, then grows by a quarter a round trip (TCP's limited slow
+ * start, RFC 3742): a rate limit is only felt once its bucket is empty, and by then every
+ * request of the last doubling is in flight and answered 429.
+ */
+export const SLOW_START_DOUBLES_TO = 64;
 /** A rare 5xx is the service's bad luck (the breaker handles outages); a share of them is overload. */
 export const OVERLOAD_SHARE = 0.05;
 
@@ -86,6 +92,8 @@ export function initialState(limit: number, bounds: ControllerBounds): Controlle
 /** One answer in: the state after it (its `limit` is the next limit). */
 export function observe(state: ControllerState, seen: Observation, bounds: ControllerBounds): ControllerState {
   if (state.ignore > 0) return { ...state, ignore: state.ignore - 1 };
+  // More busy than the limit allows: sent under a higher one (a retry keeps its slot while it waits).
+  if (seen.inFlight > state.limit) return state;
   const w = state.window;
   const window: WindowTally = {
     answers: w.answers + 1,
@@ -103,9 +111,13 @@ function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds
   let state = judged;
   const { limit } = state;
   if (w.throttled > 0 || w.overloaded > w.answers * OVERLOAD_SHARE) {
-    const next = clamp(Math.floor(limit * Math.min(DECREASE, w.ok / w.answers)), bounds);
+    const through = w.ok / w.answers;
+    const next = clamp(Math.floor(limit * Math.min(DECREASE, through)), bounds);
+    // The ceiling: what got through. Under a cap on concurrent requests that is the cap, and
+    // growth goes straight back to just under it; after slow start's overshoot, the service's pace.
+    const ceiling = clamp(Math.max(next, Math.floor(limit * through)), bounds);
     // Requests sent at the old limit still answer as if it held: not this limit's doing.
-    return { ...state, limit: next, ceiling: next, ignore: Math.max(0, limit - next), calm: 0, slowStart: false };
+    return { ...state, limit: next, ceiling, ignore: Math.max(0, limit - next), calm: 0, slowStart: false };
   }
   if (w.ok === 0) return state;
   const mean = w.latencySum / w.ok;
@@ -120,7 +132,8 @@ function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds
   if (w.busiest < limit) return { ...state, recentMeans };
   const { ceiling } = state;
   if (ceiling === undefined) {
-    return { ...state, recentMeans, limit: clamp(state.slowStart ? limit * 2 : limit + Math.ceil(limit / 4), bounds) };
+    const doubling = state.slowStart && limit < SLOW_START_DOUBLES_TO;
+    return { ...state, recentMeans, limit: clamp(doubling ? limit * 2 : limit + Math.ceil(limit / 4), bounds) };
   }
   if (limit + 1 < ceiling) {
     return { ...state, recentMeans, limit: clamp(Math.min(ceiling - 1, limit + Math.ceil(limit / 4)), bounds) };

@@ -1,0 +1,149 @@
+/**
+ * `--concurrency auto` beyond this machine: the real controller driven by a simulated signer
+ * and service on a virtual clock (pace.simulator.ts), so machines of 2 to 64 cores and round
+ * trips up to 500 ms are checked in a few seconds of test time. PACE_TABLE=FILE writes the
+ * table that bench/README.md and docs/import.md quote.
+ */
+import { writeFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MIN_IN_FLIGHT_BOUND, requestBound } from '../src/service/in-flight-bound.js';
+import { ceilingRate, type SimClient, type SimService, secondsToReach, simulateImport } from './pace.simulator.js';
+
+/** Virtual seconds: enough for slow start at 500 ms and, under a limit, several 429 pauses. */
+const SECONDS = { free: 20, limited: 30 };
+/** 250 signatures a second per core: an RSA-4096 signature costs about 4 ms of CPU. */
+const SIGN_MS = 4;
+/** The bound a machine of `cores` cores gets: 4 GiB a core, files not limiting. */
+const boundFor = (cores: number) => requestBound({ memoryBytes: cores * 4 * 2 ** 30, openFiles: undefined });
+/** The fixed cap `auto` had before it took the machine's bound. */
+const OLD_CAP = 64;
+
+const SERVICES: Record<string, Omit<SimService, 'rttMs' | 'jitterMs'>> = {
+  'no limit': { ratePerSecond: 0, maxConcurrent: 0, retryAfterMs: 1000 },
+  '100/s': { ratePerSecond: 100, maxConcurrent: 0, retryAfterMs: 1000 },
+  '1,000/s': { ratePerSecond: 1000, maxConcurrent: 0, retryAfterMs: 1000 },
+  '50 at once': { ratePerSecond: 0, maxConcurrent: 50, retryAfterMs: 1000 },
+};
+
+interface Cell {
+  cores: number;
+  rtt: number;
+  service: string;
+  bound: number;
+  target: number;
+  steady: number;
+  reachS: number | undefined;
+  /** 429s per request: over the run, and from start-up's end (the second 0.9 was reached) on. */
+  throttledShare: number;
+  steadyThrottledShare: number;
+  limit: number;
+}
+
+function runCell(cores: number, rtt: number, name: string, bound: number): Cell {
+  const seconds = name === 'no limit' ? SECONDS.free : SECONDS.limited;
+  const client: SimClient = { cores, signMs: SIGN_MS, bound, startLimit: 8 };
+  // Jitter: a fifth of the round trip either way.
+  const service: SimService = { ...SERVICES[name]!, rttMs: () => rtt, jitterMs: rtt / 5 };
+  const run = simulateImport(client, service, seconds, cores * 1000 + rtt);
+  const target = ceilingRate(client, service, rtt);
+  const reachS = secondsToReach(run.perSecond, target);
+  // Steady: from the first second at 0.9 on (or the last third, if it never got there).
+  const from = reachS ?? Math.floor((2 * seconds) / 3);
+  const after = run.perSecond.slice(from);
+  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+  return {
+    cores,
+    rtt,
+    service: name,
+    bound,
+    target,
+    steady: sum(after) / after.length,
+    reachS,
+    throttledShare: run.throttled / Math.max(1, run.requests),
+    steadyThrottledShare: sum(run.throttledPerSecond.slice(from)) / Math.max(1, sum(run.requestsPerSecond.slice(from))),
+    limit: run.limits.at(-1)!,
+  };
+}
+
+const CORES = [2, 8, 16, 64];
+const RTTS = [0, 20, 150, 300, 500];
+const table: { now: Cell; before: Cell }[] = [];
+const steps: { name: string; reach: (number | undefined)[] }[] = [];
+
+describe('auto concurrency, simulated on 2–64 cores and 0–500 ms round trips', () => {
+  for (const cores of CORES) {
+    it(`${cores} cores, no service limit: the signer's floor at every round trip, with no fixed cap`, () => {
+      for (const rtt of RTTS) {
+        const cell = runCell(cores, rtt, 'no limit', boundFor(cores));
+        table.push({ now: cell, before: runCell(cores, rtt, 'no limit', OLD_CAP) });
+        expect(cell.reachS, `${rtt} ms: never reached 0.9 × ${Math.round(cell.target)}/s`).toBeDefined();
+        expect(cell.steady / cell.target, `${rtt} ms`).toBeGreaterThanOrEqual(0.9);
+        expect(cell.throttledShare).toBe(0);
+      }
+    });
+
+    it(`${cores} cores, a service limit: the bound costs nothing against the old cap of ${OLD_CAP}`, () => {
+      for (const rtt of RTTS) {
+        for (const name of ['100/s', '1,000/s', '50 at once']) {
+          const now = runCell(cores, rtt, name, boundFor(cores));
+          const before = runCell(cores, rtt, name, OLD_CAP);
+          table.push({ now, before });
+          // What the old cap gave, within the simulation's spread (its 1-s 429 pauses fall on
+          // whole seconds). The table shows the 429s: slow start, uncapped, still overshoots a
+          // token bucket further before its first 429.
+          expect(now.steady, `${rtt} ms, ${name}`).toBeGreaterThanOrEqual(before.steady * 0.9);
+        }
+      }
+    });
+  }
+
+  it('a latency step 20 → 300 → 20 ms: back to 0.9 of the floor within seconds of each step', () => {
+    const client: SimClient = { cores: 8, signMs: SIGN_MS, bound: boundFor(8), startLimit: 8 };
+    const rttMs = (t: number) => (t >= 10_000 && t < 20_000 ? 300 : 20);
+    const run = simulateImport(client, { ...SERVICES['no limit']!, rttMs, jitterMs: 4 }, 30, 8020);
+    const floor = (client.cores * 1000) / SIGN_MS;
+    const after = (second: number) => secondsToReach(run.perSecond.slice(second), floor);
+    steps.push({ name: 'latency step 20 → 300 ms (at 10 s) → 20 ms (at 20 s), 8 cores', reach: [after(0), after(10), after(20)] });
+    // 300 ms needs 600 in flight: first the rise reads as a queue (cut, until 300 ms is the
+    // remembered minimum, ten round trips), then quarter steps from there (simulated: 7 s).
+    expect(after(10)).toBeLessThanOrEqual(8);
+    expect(after(20)).toBeLessThanOrEqual(1);
+    expect(run.perSecond.slice(18, 20).every((rows) => rows >= 0.9 * floor)).toBe(true);
+  });
+
+  it('an outage of 5 s: the breaker pauses the run, and it is back at 0.9 within seconds', () => {
+    const client: SimClient = { cores: 8, signMs: SIGN_MS, bound: boundFor(8), startLimit: 8 };
+    const service: SimService = { ...SERVICES['no limit']!, rttMs: () => 150, jitterMs: 30, outage: { from: 10_000, to: 15_000 } };
+    const run = simulateImport(client, service, 30, 8150);
+    const floor = (client.cores * 1000) / SIGN_MS;
+    const back = secondsToReach(run.perSecond.slice(15), floor);
+    steps.push({ name: 'outage 10–15 s (503 to everything), 8 cores, 150 ms', reach: [secondsToReach(run.perSecond, floor), back] });
+    expect(run.failedRows).toBe(0);
+    expect(back).toBeLessThanOrEqual(8);
+  });
+
+  it('the bound is at least 1,024 and grows with the machine', () => {
+    expect(requestBound({ memoryBytes: 2 ** 30, openFiles: undefined })).toBe(MIN_IN_FLIGHT_BOUND);
+    expect(boundFor(2)).toBe(8192);
+    expect(boundFor(64)).toBe(16_384);
+    expect(requestBound({ memoryBytes: 2 ** 40, openFiles: 4096 })).toBe(4096 - 256);
+  });
+
+  afterAll(() => {
+    if (!process.env.PACE_TABLE) return;
+    const lines = [
+      '| cores | round trip | service | floor rows/s | rows/s (ratio) | 0.9 reached | 429s: run, after start-up | limit at the end | the old cap of 64: rows/s (ratio), 429s |',
+      '|---|---|---|---|---|---|---|---|---|',
+    ];
+    const ratio = (c: Cell, target: number) => `${Math.round(c.steady)} (${(c.steady / target).toFixed(2)})`;
+    const share = (value: number) => `${(value * 100).toFixed(1)}%`;
+    for (const { now, before } of table) {
+      lines.push(
+        `| ${now.cores} | ${now.rtt} ms | ${now.service} | ${Math.round(now.target)} | ${ratio(now, now.target)} | ${now.reachS === undefined ? 'not' : `${now.reachS} s`} | ${share(now.throttledShare)}, ${share(now.steadyThrottledShare)} | ${now.limit} | ${ratio(before, now.target)}, ${share(before.throttledShare)} |`,
+      );
+    }
+    lines.push('', '| scenario | seconds to 0.9 of the floor: at the start, after each change |', '|---|---|');
+    for (const step of steps) lines.push(`| ${step.name} | ${step.reach.map((s) => (s === undefined ? 'not' : `${s} s`)).join(', ')} |`);
+    writeFileSync(process.env.PACE_TABLE, `${lines.join('\n')}\n`);
+  });
+});

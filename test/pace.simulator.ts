@@ -1,0 +1,295 @@
+/**
+ * A discrete-event simulation of an import's pace on a virtual clock: a signer of N threads,
+ * the send window (rows admitted while fewer than limit + ahead are open; signing, then a wire
+ * slot), the client's shared 429 pause and retries, the circuit breaker, and a service with a
+ * round trip, jitter, a token-bucket limit, a cap on concurrent requests and an outage.
+ * The parts that decide the pace are the real ones: the adaptive limit (adaptive-limit.ts and
+ * the pure controller under it), retryDelay, breakerStep. Everything else mirrors
+ * send-window.ts, sender.ts and the service client, with time as a number.
+ */
+import { createAdaptiveLimit } from '../src/service/adaptive-limit.js';
+import { type BreakerState, breakerStep, CLOSED, DEFAULT_BREAKER } from '../src/service/breaker.js';
+import { DEFAULT_RETRY, retryDelay } from '../src/service/retry.js';
+
+export interface SimService {
+  /** Round trip at time t (ms since start): a constant, or a schedule. */
+  rttMs: (t: number) => number;
+  /** ± uniform, ms. */
+  jitterMs: number;
+  /** Requests per second (token bucket holding one second), 0 = none. */
+  ratePerSecond: number;
+  /** Requests on the service at once before it answers 429; 0 = none. */
+  maxConcurrent: number;
+  /** 503 to everything in [from, to) ms. */
+  outage?: { from: number; to: number } | undefined;
+  /** Retry-After on a 429, ms. */
+  retryAfterMs: number;
+}
+
+export interface SimClient {
+  /** Signing threads (the machine's cores). */
+  cores: number;
+  /** CPU per RSA-4096 signature on one thread. */
+  signMs: number;
+  /** `auto`'s safety bound on requests in flight. */
+  bound: number;
+  startLimit: number;
+}
+
+export interface SimResult {
+  /** Rows created in each second of virtual time. */
+  perSecond: number[];
+  /** The limit at the end of each second. */
+  limits: number[];
+  requests: number;
+  throttled: number;
+  /** Requests sent, and 429s answered, in each second. */
+  requestsPerSecond: number[];
+  throttledPerSecond: number[];
+  failedRows: number;
+}
+
+/** A binary min-heap of timed callbacks; equal times run in insertion order. */
+class Timeline {
+  #heap: { at: number; seq: number; run: () => void }[] = [];
+  #seq = 0;
+  now = 0;
+
+  at(at: number, run: () => void): void {
+    const heap = this.#heap;
+    heap.push({ at: Math.max(at, this.now), seq: this.#seq++, run });
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.#before(heap[i]!, heap[parent]!)) break;
+      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      i = parent;
+    }
+  }
+
+  /** Runs events until `until` ms; false once nothing is left. */
+  runUntil(until: number): void {
+    const heap = this.#heap;
+    while (heap.length > 0 && heap[0]!.at <= until) {
+      const top = heap[0]!;
+      const last = heap.pop()!;
+      if (heap.length > 0) {
+        heap[0] = last;
+        this.#down(0);
+      }
+      this.now = top.at;
+      top.run();
+    }
+    this.now = until;
+  }
+
+  #before(a: { at: number; seq: number }, b: { at: number; seq: number }): boolean {
+    return a.at < b.at || (a.at === b.at && a.seq < b.seq);
+  }
+
+  #down(start: number): void {
+    const heap = this.#heap;
+    let i = start;
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let least = i;
+      if (left < heap.length && this.#before(heap[left]!, heap[least]!)) least = left;
+      if (right < heap.length && this.#before(heap[right]!, heap[least]!)) least = right;
+      if (least === i) return;
+      [heap[i], heap[least]] = [heap[least]!, heap[i]!];
+      i = least;
+    }
+  }
+}
+
+/** A seeded generator (mulberry32): the same cell gives the same run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Simulates `seconds` of an import of an endless file. */
+export function simulateImport(client: SimClient, service: SimService, seconds: number, seed = 1): SimResult {
+  const time = new Timeline();
+  const random = seeded(seed);
+  const limit = createAdaptiveLimit({ limit: 'auto', start: client.startLimit, max: client.bound });
+  // As the send window: about two rows per core signed ahead of the wire.
+  const ahead = Math.max(16, 4 * client.cores);
+  const result: SimResult = { perSecond: [], limits: [], requests: 0, throttled: 0, requestsPerSecond: [], throttledPerSecond: [], failedRows: 0 };
+
+  let open = 0; // rows admitted and not finished (send-window's `running`)
+  let signing = 0; // rows in the signing stage (its pLimit(ahead))
+  let threadsBusy = 0;
+  const signQueue: (() => void)[] = [];
+  const wireQueue: (() => void)[] = [];
+  let onWire = 0; // wire slots held
+  let atService = 0;
+  let tokens = service.ratePerSecond;
+  let refilledAt = 0;
+  let pausedUntil = 0;
+  let breaker: BreakerState = CLOSED;
+  const gateWaiters: (() => void)[] = [];
+  let created = 0;
+
+  const admit = () => {
+    while (open < limit.current + ahead && signing < ahead) {
+      open++;
+      signing++;
+      startSigning(() => {
+        signing--;
+        waitForWire(send);
+        admit();
+      });
+    }
+  };
+
+  const startSigning = (done: () => void) => {
+    const job = () => {
+      threadsBusy++;
+      time.at(time.now + client.signMs, () => {
+        threadsBusy--;
+        signQueue.shift()?.();
+        done();
+      });
+    };
+    if (threadsBusy < client.cores) job();
+    else signQueue.push(job);
+  };
+
+  const waitForWire = (start: () => void) => {
+    if (onWire < limit.current) {
+      onWire++;
+      start();
+    } else wireQueue.push(start);
+  };
+
+  const releaseWire = () => {
+    onWire--;
+    while (onWire < limit.current && wireQueue.length > 0) {
+      onWire++;
+      wireQueue.shift()!();
+    }
+  };
+
+  const finishRow = () => {
+    open--;
+    releaseWire();
+    admit();
+  };
+
+  const send = () => attempt(1, 0);
+
+  const attempt = (n: number, counted: number) => {
+    if (breaker.kind === 'open' || breaker.kind === 'probing') {
+      gateWaiters.push(() => attempt(n, counted));
+      return;
+    }
+    if (pausedUntil > time.now) {
+      time.at(pausedUntil, () => attempt(n, counted));
+      return;
+    }
+    const sentAt = time.now;
+    const status = admitAtService(sentAt);
+    result.requests++;
+    atService++;
+    time.at(sentAt + latency(sentAt), () => {
+      atService--;
+      limit.observe({ status, ms: time.now - sentAt }, Math.max(1, onWire));
+      if (status === 200) {
+        if (breaker.kind !== 'closed' || breaker.streak !== 0) moveBreaker(breakerStep(breaker, { type: 'answer' }, DEFAULT_BREAKER));
+        created++;
+        return finishRow();
+      }
+      if (status === 503 && breakerFailed()) return attempt(n + 1, counted);
+      if (status === 429) result.throttled++;
+      const retry = counted + 1;
+      const delay = retry > DEFAULT_RETRY.retries ? undefined : retryDelay({ attempt: retry, retryAfterMs: status === 429 ? service.retryAfterMs : undefined, policy: DEFAULT_RETRY, random: random() });
+      if (delay === undefined) {
+        result.failedRows++;
+        return finishRow();
+      }
+      if (status === 429) pausedUntil = Math.max(pausedUntil, time.now + delay);
+      time.at(time.now + delay, () => attempt(n + 1, retry));
+    });
+  };
+
+  const latency = (t: number) => Math.max(0, service.rttMs(t) + (random() * 2 - 1) * service.jitterMs);
+
+  const down = (t: number) => service.outage !== undefined && t >= service.outage.from && t < service.outage.to;
+
+  const admitAtService = (t: number): number => {
+    if (down(t)) return 503;
+    if (service.maxConcurrent > 0 && atService >= service.maxConcurrent) return 429;
+    if (service.ratePerSecond > 0) {
+      tokens = Math.min(service.ratePerSecond, tokens + ((t - refilledAt) / 1000) * service.ratePerSecond);
+      refilledAt = t;
+      if (tokens < 1) return 429;
+      tokens -= 1;
+    }
+    return 200;
+  };
+
+  /** An outage failure: true when the breaker took it (the request waits at the gate instead of counting a retry). */
+  const breakerFailed = (): boolean => {
+    const wasClosed = breaker.kind === 'closed';
+    moveBreaker(breakerStep(breaker, { type: 'failure', now: time.now, random: random() }, DEFAULT_BREAKER));
+    return !(wasClosed && breaker.kind === 'closed');
+  };
+
+  const moveBreaker = (next: BreakerState) => {
+    const before = breaker;
+    breaker = next;
+    if (next.kind === 'open' && before !== next) time.at(next.probeAt, probe);
+    if (next.kind === 'closed' && before.kind !== 'closed') {
+      for (const waiter of gateWaiters.splice(0)) waiter();
+    }
+  };
+
+  const probe = () => {
+    const next = breakerStep(breaker, { type: 'probe', now: time.now }, DEFAULT_BREAKER);
+    if (next.kind !== 'probing') return;
+    breaker = next;
+    const sentAt = time.now;
+    time.at(sentAt + latency(sentAt), () => {
+      if (down(sentAt)) moveBreaker(breakerStep(breaker, { type: 'probeFailed', now: time.now, random: random() }, DEFAULT_BREAKER));
+      else moveBreaker(breakerStep(breaker, { type: 'answer' }, DEFAULT_BREAKER));
+    });
+  };
+
+  admit();
+  for (let second = 1; second <= seconds; second++) {
+    const before = { created, requests: result.requests, throttled: result.throttled };
+    time.runUntil(second * 1000);
+    result.perSecond.push(created - before.created);
+    result.requestsPerSecond.push(result.requests - before.requests);
+    result.throttledPerSecond.push(result.throttled - before.throttled);
+    result.limits.push(limit.current);
+  }
+  return result;
+}
+
+/** The pace nothing on the client's side can beat: min(signer, service limit, cap / round trip, bound / round trip). */
+export function ceilingRate(client: SimClient, service: SimService, rttMs: number): number {
+  const perRequestS = Math.max(rttMs, 0.001) / 1000;
+  const candidates = [(client.cores * 1000) / client.signMs, client.bound / perRequestS];
+  if (service.ratePerSecond > 0) candidates.push(service.ratePerSecond);
+  if (service.maxConcurrent > 0) candidates.push(service.maxConcurrent / perRequestS);
+  return Math.min(...candidates);
+}
+
+/** The first second from which every 1-second rate stays ≥ share × target (after it: steady). */
+export function secondsToReach(perSecond: number[], target: number, share = 0.9): number | undefined {
+  // Seconds are whole: a 3-second moving mean smooths the retry waits' sawtooth.
+  for (let s = 0; s + 3 <= perSecond.length; s++) {
+    const mean = (perSecond[s]! + perSecond[s + 1]! + perSecond[s + 2]!) / 3;
+    if (mean >= share * target) return s;
+  }
+  return undefined;
+}
