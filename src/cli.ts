@@ -261,7 +261,23 @@ function exportFlags<T>(y: Argv<T>) {
 }
 
 function sandboxFlags<T>(y: Argv<T>) {
-  const flags = y
+  const flags = sandboxFaultFlags(sandboxServerFlags(y))
+    .option('application-date-field', {
+      type: 'string',
+      default: SANDBOX_DEFAULTS.applicationDateField,
+      describe: 'wire name of the application date',
+    })
+    .option('verbose', { type: 'boolean', describe: 'one line per request on stderr' })
+    .option('verify-signatures', {
+      type: 'boolean',
+      default: SANDBOX_DEFAULTS.verifySignatures,
+      describe: '--no-verify-signatures for benchmarks of unsigned tools only',
+    });
+  return schemeFlags(flags, SERVER);
+}
+
+function sandboxServerFlags<T>(y: Argv<T>) {
+  return y
     .option('port', {
       type: 'number',
       group: SERVER,
@@ -294,6 +310,25 @@ function sandboxFlags<T>(y: Argv<T>) {
       default: SANDBOX_DEFAULTS.maxPageSize,
       describe: 'largest size served',
     })
+    .option('tls', {
+      type: 'boolean',
+      group: SERVER,
+      describe: 'serve HTTPS with a CA made for the run (prints NODE_EXTRA_CA_CERTS)',
+    })
+    .option('tls-client-cert', {
+      type: 'boolean',
+      group: SERVER,
+      describe: 'with --tls: require a client certificate (one is issued)',
+    })
+    .option('tls-client-ca', {
+      type: 'string',
+      group: SERVER,
+      describe: 'with --tls: also accept client certificates from this CA (PEM)',
+    });
+}
+
+function sandboxFaultFlags<T>(y: Argv<T>) {
+  return y
     .option('latency', { type: 'number', group: FAULTS, describe: 'ms added to every request' })
     .option('jitter', { type: 'number', group: FAULTS, describe: 'ms of random extra latency' })
     .option('fail-rate', { type: 'number', group: FAULTS, describe: 'probability of a 5xx' })
@@ -316,26 +351,6 @@ function sandboxFlags<T>(y: Argv<T>) {
       describe: 'seconds sent in Retry-After',
     })
     .option('auth-fail-after', { type: 'number', group: FAULTS, describe: 'answer 401 once N clients were created' })
-    .option('application-date-field', {
-      type: 'string',
-      default: SANDBOX_DEFAULTS.applicationDateField,
-      describe: 'wire name of the application date',
-    })
-    .option('tls', {
-      type: 'boolean',
-      group: SERVER,
-      describe: 'serve HTTPS with a CA made for the run (prints NODE_EXTRA_CA_CERTS)',
-    })
-    .option('tls-client-cert', {
-      type: 'boolean',
-      group: SERVER,
-      describe: 'with --tls: require a client certificate (one is issued)',
-    })
-    .option('tls-client-ca', {
-      type: 'string',
-      group: SERVER,
-      describe: 'with --tls: also accept client certificates from this CA (PEM)',
-    })
     .option('outage', {
       type: 'string',
       group: FAULTS,
@@ -345,14 +360,7 @@ function sandboxFlags<T>(y: Argv<T>) {
       type: 'string',
       group: FAULTS,
       describe: 'MS@SECONDS,…: latency that changes over time from the first request (e.g. 20@0,300@10,20@20)',
-    })
-    .option('verbose', { type: 'boolean', describe: 'one line per request on stderr' })
-    .option('verify-signatures', {
-      type: 'boolean',
-      default: SANDBOX_DEFAULTS.verifySignatures,
-      describe: '--no-verify-signatures for benchmarks of unsigned tools only',
     });
-  return schemeFlags(flags, SERVER);
 }
 
 /** Drops the keys whose value is undefined: optional options stay absent, not undefined. */

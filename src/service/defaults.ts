@@ -2,7 +2,6 @@
  * The service client's defaults, shared by the commands' flags (cli.ts) and
  * createServiceClient. No imports with a cost: cli.ts loads this for `--help`.
  */
-import type { SignatureScheme } from './signing.js';
 
 export const SERVICE_DEFAULTS = {
   /** Keep-alive connections; also the import's requests in flight. */
@@ -14,8 +13,11 @@ export const SERVICE_DEFAULTS = {
   outageTimeoutS: 600,
   /** Retries after the first attempt. */
   retries: 5,
-  /** docs/service.md#signing: not published; PKCS#1 v1.5 with SHA-256 by default. */
-  scheme: { hash: 'sha256', padding: 'pkcs1' } as const satisfies SignatureScheme,
+  /**
+   * docs/service.md#signing: not published; PKCS#1 v1.5 with SHA-256 by default. Typed as a
+   * SignatureScheme where signing.ts takes it (DEFAULT_SCHEME), so this file imports nothing.
+   */
+  scheme: { hash: 'sha256', padding: 'pkcs1' } as const,
   /** docs/service.md#create-client: the application date's wire name is not published. */
   applicationDateField: 'application_date',
 } as const;

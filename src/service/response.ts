@@ -1,10 +1,13 @@
 /**
- * What the client takes from a response it cannot trust: a bounded body, no redirects, and
- * server text made safe to write to files and terminals (no token, no control characters).
+ * What the client takes from a response it cannot trust: a bounded body, no redirects,
+ * server text made safe to write to files and terminals (no token, no control characters),
+ * and an error answer turned into a ServiceError.
  */
 import type { Dispatcher } from 'undici';
-import { ServiceError } from '../errors.js';
+import type { z } from 'zod';
+import { AuthError, ServiceError } from '../errors.js';
 import { redactSecrets } from '../redact.js';
+import { errorBodySchema } from './schemas.js';
 
 /** A List Clients page of 1,000 clients with documents is ~1–2 MB; nothing documented comes near. */
 export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -101,4 +104,53 @@ export function cleanServerText(text: string, token: string): string {
 /** cleanServerText for an optional field. */
 export function cleanOptional(text: string | null | undefined, token: string): string | undefined {
   return text === null || text === undefined ? undefined : cleanServerText(text, token);
+}
+
+const AUTH_HINTS: Record<number, string> = {
+  401:
+    'check the token (CCS_TOKEN or --token-file) is valid for this base URL (lk_sandbox_ keys for the sandbox, lk_live_ for live), ' +
+    'that the signing key (CCS_SIGNING_KEY_FILE or --signing-key) is the one whose public key is registered, ' +
+    'and --signature-hash / --signature-padding',
+  403: "check that this machine's IP address is on the service's allow-list and that the token may create and list clients",
+};
+
+/** Every text the server chose is cleaned (token redacted, control characters escaped) before it is kept. */
+export function errorFromResponse(status: number, text: string, requestId: string | undefined, token: string): ServiceError {
+  const parsed = errorBodySchema.safeParse(parseJson(text));
+  const body = parsed.success ? parsed.data.error : undefined;
+  const info = {
+    status,
+    type: cleanOptional(body?.type, token),
+    errorCode: cleanOptional(body?.code, token),
+    param: cleanOptional(body?.param, token),
+    requestId: cleanOptional(body?.request_id, token) ?? requestId,
+    docUrl: cleanOptional(body?.doc_url, token),
+    details: body?.details,
+  };
+  const what = cleanServerText(body?.message ?? (text.trim().slice(0, 200) || 'no error body'), token);
+  const label = [status, info.type, info.errorCode].filter(Boolean).join(' ');
+  const hint = AUTH_HINTS[status];
+  if (hint !== undefined)
+    return new AuthError(`the service refused the request (${label}: ${what}): ${hint}`, info);
+  return new ServiceError(`${label}: ${what}`, info);
+}
+
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first few reasons a body failed its schema, for the error message. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`)
+    .join('; ');
+}
+
+export function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }

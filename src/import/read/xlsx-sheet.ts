@@ -30,6 +30,16 @@ export interface SheetHandler extends XmlHandler {
   take(): LineRecord[];
 }
 
+/** The cell being read, reset at each `<c>`: one object per sheet, reused for every cell. */
+interface CellState {
+  /** Its `r` attribute, '' when it has none. */
+  reference: string;
+  type: string;
+  style: number;
+  /** Its `<v>` or inline text as written. */
+  raw: string;
+}
+
 export function sheetHandler(context: SheetContext): SheetHandler {
   let records: LineRecord[] = [];
   let values: string[] | undefined;
@@ -37,10 +47,7 @@ export function sheetHandler(context: SheetContext): SheetHandler {
   let rows = 0;
   let column = -1;
   let cells = 0;
-  let type = 'n';
-  let style = 0;
-  let reference = '';
-  let raw = '';
+  const cell: CellState = { reference: '', type: 'n', style: 0, raw: '' };
   let inline = false;
   let phonetic = 0;
 
@@ -51,20 +58,20 @@ export function sheetHandler(context: SheetContext): SheetHandler {
       switch (name) {
         case 'row':
           line = attributes.r === undefined ? line + 1 : Number(attributes.r);
-          if (++rows > MAX_ROWS || line > MAX_ROWS) beyondGrid(`more than ${MAX_ROWS.toLocaleString('en-US')} rows`);
+          if (++rows > MAX_ROWS || line > MAX_ROWS) beyondGrid(context, `more than ${MAX_ROWS.toLocaleString('en-US')} rows`);
           values = [];
           column = -1;
           cells = 0;
           break;
         case 'c':
-          reference = attributes.r ?? '';
-          column = reference === '' ? column + 1 : columnIndex(reference);
+          cell.reference = attributes.r ?? '';
+          column = cell.reference === '' ? column + 1 : columnIndex(cell.reference);
           if (++cells > MAX_COLUMNS || column >= MAX_COLUMNS) {
-            beyondGrid(`more than ${MAX_COLUMNS.toLocaleString('en-US')} columns in row ${line}`);
+            beyondGrid(context, `more than ${MAX_COLUMNS.toLocaleString('en-US')} columns in row ${line}`);
           }
-          type = attributes.t ?? 'n';
-          style = attributes.s === undefined ? 0 : Number(attributes.s);
-          raw = '';
+          cell.type = attributes.t ?? 'n';
+          cell.style = attributes.s === undefined ? 0 : Number(attributes.s);
+          cell.raw = '';
           break;
         case 'v':
           handler.wantText = !inline;
@@ -95,7 +102,7 @@ export function sheetHandler(context: SheetContext): SheetHandler {
         case 'c': {
           if (values === undefined) break;
           // An empty cell is left out like an omitted one: rows are padded to the header later.
-          const value = cellValue();
+          const value = cellValue(cell, context, line);
           if (value === '') break;
           while (values.length < column) values.push('');
           values[column] = value;
@@ -108,14 +115,8 @@ export function sheetHandler(context: SheetContext): SheetHandler {
       }
     },
     text(value: string) {
-      if (raw.length + value.length > MAX_CELL_CHARS) {
-        throw new InputError(
-          `${context.file}: sheet "${context.sheet}", cell ${reference || `row ${line}`} is over ${MAX_CELL_CHARS.toLocaleString('en-US')} characters: too much to read from a workbook safely; save it as .csv`,
-          'input_too_large',
-          { file: context.file, line },
-        );
-      }
-      raw += value;
+      if (cell.raw.length + value.length > MAX_CELL_CHARS) cellTooLong(context, cell, line);
+      cell.raw += value;
     },
     take() {
       const taken = records;
@@ -123,43 +124,53 @@ export function sheetHandler(context: SheetContext): SheetHandler {
       return taken;
     },
   };
-
-  const beyondGrid = (what: string): never => {
-    throw new InputError(
-      `${context.file}: sheet "${context.sheet}" has ${what}, past Excel's grid: the workbook is damaged or not from a spreadsheet`,
-      'input_xlsx',
-      { file: context.file },
-    );
-  };
-
-  const cellValue = (): string => {
-    switch (type) {
-      case 's': {
-        if (raw === '') return '';
-        const text = context.shared.get(Number(raw));
-        if (text === undefined) {
-          throw new InputError(
-            `${context.file}: sheet "${context.sheet}", cell ${reference || `row ${line}`}: shared string ${raw} does not exist: the workbook is damaged`,
-            'input_xlsx',
-            { file: context.file, line },
-          );
-        }
-        return text;
-      }
-      case 'inlineStr':
-      case 'str':
-        return unescapeOoxml(raw);
-      case 'b':
-        return raw === '' ? '' : raw === '1' || raw === 'true' ? 'TRUE' : 'FALSE';
-      case 'e':
-        return raw;
-      case 'd':
-        return isoDateText(raw);
-      default:
-        return raw === '' ? '' : cellText(Number(raw), context.formats[style], context.date1904);
-    }
-  };
   return handler;
+}
+
+/** A cell's text as a spreadsheet shows it, from its type, style and raw text. */
+function cellValue(cell: CellState, context: SheetContext, line: number): string {
+  const { raw } = cell;
+  switch (cell.type) {
+    case 's': {
+      if (raw === '') return '';
+      const text = context.shared.get(Number(raw));
+      if (text === undefined) {
+        throw new InputError(
+          `${context.file}: sheet "${context.sheet}", cell ${cell.reference || `row ${line}`}: shared string ${raw} does not exist: the workbook is damaged`,
+          'input_xlsx',
+          { file: context.file, line },
+        );
+      }
+      return text;
+    }
+    case 'inlineStr':
+    case 'str':
+      return unescapeOoxml(raw);
+    case 'b':
+      return raw === '' ? '' : raw === '1' || raw === 'true' ? 'TRUE' : 'FALSE';
+    case 'e':
+      return raw;
+    case 'd':
+      return isoDateText(raw);
+    default:
+      return raw === '' ? '' : cellText(Number(raw), context.formats[cell.style], context.date1904);
+  }
+}
+
+function beyondGrid(context: SheetContext, what: string): never {
+  throw new InputError(
+    `${context.file}: sheet "${context.sheet}" has ${what}, past Excel's grid: the workbook is damaged or not from a spreadsheet`,
+    'input_xlsx',
+    { file: context.file },
+  );
+}
+
+function cellTooLong(context: SheetContext, cell: CellState, line: number): never {
+  throw new InputError(
+    `${context.file}: sheet "${context.sheet}", cell ${cell.reference || `row ${line}`} is over ${MAX_CELL_CHARS.toLocaleString('en-US')} characters: too much to read from a workbook safely; save it as .csv`,
+    'input_too_large',
+    { file: context.file, line },
+  );
 }
 
 /** `C7` → 2. */
