@@ -44,6 +44,17 @@ function readBody(req: IncomingMessage): Promise<BodyRead> {
   });
 }
 
+/** A gateway's 404 for a URL outside the prefix it serves. */
+function outsideBasePath(method: string, url: string, basePath: string): ErrorSpec {
+  const path = url.split('?')[0] ?? url;
+  return {
+    status: 404,
+    type: 'invalid_request_error',
+    code: 'route_not_found',
+    message: `Unrecognized request URL (${method} ${path}). This service is served under ${basePath}: the operations are POST ${basePath}/v1/client, GET ${basePath}/v1/clients and GET ${basePath}/v1/clients/{id}.`,
+  };
+}
+
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const resolved = resolveOptions(options);
   // Every option is checked before the slow part (RSA-4096 generation) starts.
@@ -69,6 +80,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
   const auth: AuthState = { token: resolved.token, revoked: false, failing: false, failStatus: 401 };
   const nextRequestId = createRequestIds();
+  // Under a base path, only URLs below it name an operation: the rest are 404 as any unknown URL.
+  const { basePath } = resolved;
+  const withinBase = (url: string): string | undefined =>
+    basePath === '' ? url : url.startsWith(`${basePath}/`) ? url.slice(basePath.length) : undefined;
   const log = options.log;
 
   // Requests asleep in injected latency, woken on close so close() is prompt.
@@ -142,7 +157,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const refused = checkBearer(req.headers.authorization, auth);
     if (refused) return fail(refused);
 
-    const route = resolveRoute(req.method ?? 'GET', req.url ?? '/');
+    const path = withinBase(req.url ?? '/');
+    if (path === undefined) return fail(outsideBasePath(req.method ?? 'GET', req.url ?? '/', basePath));
+    const route = resolveRoute(req.method ?? 'GET', path);
     if ('status' in route) return fail(route);
 
     let body: Buffer | undefined;
@@ -256,7 +273,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   let closing: Promise<void> | undefined;
   return {
-    url: `${tls ? 'https' : 'http'}://${host}:${address.port}`,
+    url: `${tls ? 'https' : 'http'}://${host}:${address.port}${basePath}`,
     tls,
     token: resolved.token,
     publicKeyPem,
