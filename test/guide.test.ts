@@ -131,6 +131,18 @@ function applyExport(session: Session, command: string, fromSandbox: ReadonlySet
   for (const [name, value] of assignments(command, session.home)) if (!fromSandbox.has(name)) session.env[name] = value;
 }
 
+describe('shown output', () => {
+  it('`…` is any text within a line, a line of `…` any lines; everything else exactly', () => {
+    const pattern = shownPattern(['Validated 3 rows in … (… rows/s): 2 valid', '…', 'done']);
+    expect('Validated 3 rows in 0s (34 rows/s): 2 valid\na\nb\ndone\n').toMatch(pattern);
+    expect('Validated 3 rows in 0s (34 rows/s): 2 valid\ndone\n').toMatch(pattern);
+    expect('Validated 3 rows in 0s (34 rows/s): 3 valid\ndone\n').not.toMatch(pattern);
+    expect('Validated 3 rows in 0s (34 rows/s): 2 valid\ndone\nmore\n').not.toMatch(pattern);
+    expect('').toMatch(shownPattern([]));
+    expect('x\n').not.toMatch(shownPattern([]));
+  });
+});
+
 const SANDBOX_COMMAND = /`(ccs-bulk sandbox [^`]+)`/.exec(GUIDE)?.[1] ?? '';
 const FROM_SANDBOX = new Set(['CCS_BASE_URL', 'CCS_TOKEN', 'NODE_EXTRA_CA_CERTS']);
 
