@@ -20,7 +20,7 @@ const SENDING = 'Sending:';
 const FAULTS = 'Faults:';
 const SERVER = 'Server:';
 
-export function connectionFlags<T>(y: Argv<T>) {
+function connectionFlags<T>(y: Argv<T>) {
   return y
     .option('base-url', {
       type: 'string',
@@ -118,6 +118,7 @@ function signingFlags<T>(y: Argv<T>) {
   });
 }
 
+/** @internal yargs types stay out of the published declarations. */
 export function importFlags<T>(y: Argv<T>) {
   return signingFlags(connectionFlags(y))
     .positional('file', { type: 'string', demandOption: true, describe: 'CSV or .xlsx file' })
@@ -197,6 +198,7 @@ export function importFlags<T>(y: Argv<T>) {
     .option('max-errors', { type: 'number', group: SENDING, describe: 'stop (exit 3) after N invalid or failed rows' });
 }
 
+/** @internal yargs types stay out of the published declarations. */
 export function exportFlags<T>(y: Argv<T>) {
   return connectionFlags(y)
     .option('out', {
@@ -257,6 +259,7 @@ export function exportFlags<T>(y: Argv<T>) {
     });
 }
 
+/** @internal yargs types stay out of the published declarations. */
 export function sandboxFlags<T>(y: Argv<T>) {
   const flags = y
     .option('port', {
@@ -357,6 +360,7 @@ export function sandboxFlags<T>(y: Argv<T>) {
   return schemeFlags(flags, SERVER);
 }
 
+/** @internal yargs types stay out of the published declarations. */
 export function checkFlags<T>(y: Argv<T>) {
   return signingFlags(connectionFlags(y)).option('detect-signature', {
     type: 'boolean',

@@ -1,10 +1,10 @@
 /**
- * yargs' usage failures, said for a person: an unknown flag with the flag it probably meant
+ * The command-line parser's usage failures, said for a person: an unknown flag with the flag it probably meant
  * (edit distance over the command's own flags), why a token is never a flag, and a missing
- * file named as such. Pure: cli.ts hands over yargs' message, the argv and the command's flags.
+ * file named as such. Pure: cli.ts hands over the parser's message, the argv and the command's flags.
  */
 
-/** The command being parsed when yargs failed, and its flags (kebab-case, as typed). */
+/** The command being parsed when parsing failed, and its flags (kebab-case, as typed). */
 export interface CommandFlags {
   command: string;
   flags: readonly string[];
@@ -63,7 +63,7 @@ export function closestFlags(typed: string, flags: readonly string[]): string[] 
   return scored.filter((entry) => entry.score === best).map((entry) => entry.flag).slice(0, 3);
 }
 
-/** The names yargs reports, once each, as the user typed them (it adds a camelCase twin). */
+/** The names the parser reports, once each, as the user typed them (it adds a camelCase twin). */
 function typedNames(reported: readonly string[], argv: readonly string[]): { name: string; flag: boolean }[] {
   const typed: string[] = [];
   for (const arg of argv) {
@@ -102,7 +102,7 @@ const MISSING: Record<string, string> = {
   'results merge': 'missing FILES: ccs-bulk results merge <files..> --out FILE',
 };
 
-/** yargs' failure message → the one ccs-bulk prints (unchanged when there is nothing to add). */
+/** The parser's failure message → the one ccs-bulk prints (unchanged when there is nothing to add). */
 export function explainUsage(message: string, argv: readonly string[], known: CommandFlags | undefined): string {
   if (/^Not enough non-option arguments/.test(message) && known !== undefined && MISSING[known.command] !== undefined) {
     return MISSING[known.command]!;
