@@ -259,6 +259,43 @@ export function exportFlags<T>(y: Argv<T>) {
     });
 }
 
+/** The sandbox's injected faults: latency, errors, throttling, cut connections, outages. */
+function sandboxFaultFlags<T>(y: Argv<T>) {
+  return y
+    .option('latency', { type: 'number', group: FAULTS, describe: 'ms added to every request' })
+    .option('jitter', { type: 'number', group: FAULTS, describe: 'ms of random extra latency' })
+    .option('fail-rate', { type: 'number', group: FAULTS, describe: 'probability of a 5xx' })
+    .option('throttle-rate', { type: 'number', group: FAULTS, describe: 'probability of a 429 with Retry-After' })
+    .option('rate-limit', { type: 'number', group: FAULTS, describe: 'requests per second before 429' })
+    .option('drop-rate', {
+      type: 'number',
+      group: FAULTS,
+      describe: 'probability a connection is cut before handling',
+    })
+    .option('reset-rate', {
+      type: 'number',
+      group: FAULTS,
+      describe: 'probability a connection is cut after the client was created',
+    })
+    .option('retry-after', {
+      type: 'number',
+      group: FAULTS,
+      default: DEFAULT_FAULTS.retryAfterSeconds,
+      describe: 'seconds sent in Retry-After',
+    })
+    .option('auth-fail-after', { type: 'number', group: FAULTS, describe: 'answer 401 once N clients were created' })
+    .option('outage', {
+      type: 'string',
+      group: FAULTS,
+      describe: 'AT:FOR seconds from the first request (add :drop to cut connections instead of 503)',
+    })
+    .option('latency-schedule', {
+      type: 'string',
+      group: FAULTS,
+      describe: 'MS@SECONDS,…: latency that changes over time from the first request (e.g. 20@0,300@10,20@20)',
+    });
+}
+
 /** @internal yargs types stay out of the published declarations. */
 export function sandboxFlags<T>(y: Argv<T>) {
   const flags = y
@@ -299,28 +336,6 @@ export function sandboxFlags<T>(y: Argv<T>) {
       default: SANDBOX_DEFAULTS.maxPageSize,
       describe: 'largest size served',
     })
-    .option('latency', { type: 'number', group: FAULTS, describe: 'ms added to every request' })
-    .option('jitter', { type: 'number', group: FAULTS, describe: 'ms of random extra latency' })
-    .option('fail-rate', { type: 'number', group: FAULTS, describe: 'probability of a 5xx' })
-    .option('throttle-rate', { type: 'number', group: FAULTS, describe: 'probability of a 429 with Retry-After' })
-    .option('rate-limit', { type: 'number', group: FAULTS, describe: 'requests per second before 429' })
-    .option('drop-rate', {
-      type: 'number',
-      group: FAULTS,
-      describe: 'probability a connection is cut before handling',
-    })
-    .option('reset-rate', {
-      type: 'number',
-      group: FAULTS,
-      describe: 'probability a connection is cut after the client was created',
-    })
-    .option('retry-after', {
-      type: 'number',
-      group: FAULTS,
-      default: DEFAULT_FAULTS.retryAfterSeconds,
-      describe: 'seconds sent in Retry-After',
-    })
-    .option('auth-fail-after', { type: 'number', group: FAULTS, describe: 'answer 401 once N clients were created' })
     .option('application-date-field', {
       type: 'string',
       default: SANDBOX_DEFAULTS.applicationDateField,
@@ -341,23 +356,13 @@ export function sandboxFlags<T>(y: Argv<T>) {
       group: SERVER,
       describe: 'with --tls: also accept client certificates from this CA (PEM)',
     })
-    .option('outage', {
-      type: 'string',
-      group: FAULTS,
-      describe: 'AT:FOR seconds from the first request (add :drop to cut connections instead of 503)',
-    })
-    .option('latency-schedule', {
-      type: 'string',
-      group: FAULTS,
-      describe: 'MS@SECONDS,…: latency that changes over time from the first request (e.g. 20@0,300@10,20@20)',
-    })
     .option('verbose', { type: 'boolean', describe: 'one line per request on stderr' })
     .option('verify-signatures', {
       type: 'boolean',
       default: SANDBOX_DEFAULTS.verifySignatures,
       describe: '--no-verify-signatures for benchmarks of unsigned tools only',
     });
-  return schemeFlags(flags, SERVER);
+  return schemeFlags(sandboxFaultFlags(flags), SERVER);
 }
 
 /** @internal yargs types stay out of the published declarations. */
