@@ -95,6 +95,12 @@ function unknownFlag(name: string, known: CommandFlags | undefined): string {
   return `unknown flag ${dashes}${name}${where}${hint}`;
 }
 
+function unexpected(name: string, known: CommandFlags | undefined): string {
+  if (known === undefined) return `unexpected argument "${name}"`;
+  const one = known.command === 'import' || known.command === 'validate' ? ` (one file per run: ccs-bulk ${known.command} <file>)` : '';
+  return `unexpected argument "${name}" for ${known.command}${one}`;
+}
+
 /** Usage lines for a missing positional, by command. */
 const MISSING: Record<string, string> = {
   import: 'missing FILE: ccs-bulk import <file>',
@@ -111,7 +117,7 @@ export function explainUsage(message: string, argv: readonly string[], known: Co
   if (unknown === null) return message;
   const reported = unknown[1]!.split(', ').map((name) => name.trim()).filter((name) => name !== '');
   const parts = typedNames(reported, argv).map(({ name, flag }) =>
-    flag ? unknownFlag(name, known) : `unexpected argument "${name}"${known === undefined ? '' : ` for ${known.command}`}`,
+    flag ? unknownFlag(name, known) : unexpected(name, known),
   );
   return parts.length === 0 ? message : parts.join('; ');
 }

@@ -68,7 +68,7 @@ describe('usage failures, by command', () => {
     [['import', 'a.csv', '--token', 'lk_live_abc'], 'unknown flag --token for import: tokens are not flags (they would show in `ps`): set CCS_TOKEN or --token-file'],
     [['check', '--token=lk_live_abc'], 'unknown flag --token for check: tokens are not flags (they would show in `ps`): set CCS_TOKEN or --token-file'],
     [['sandbox', '--prot', '0'], 'unknown flag --prot for sandbox: did you mean --port?'],
-    [['import', 'a.csv', 'b.csv'], 'unexpected argument "b.csv" for import'],
+    [['import', 'a.csv', 'b.csv'], 'unexpected argument "b.csv" for import (one file per run: ccs-bulk import <file>)'],
     [['import'], 'missing FILE: ccs-bulk import <file>'],
     [['validate'], 'missing FILE: ccs-bulk validate <file>'],
     [['results', 'merge', '--out', 'x.csv'], 'missing FILES: ccs-bulk results merge <files..> --out FILE'],
