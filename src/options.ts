@@ -19,7 +19,7 @@ import { SERVICE_DEFAULTS } from './service/defaults.js';
 import { MAX_IN_FLIGHT } from './service/in-flight-bound.js';
 import type { Direction } from './service/schemas.js';
 import type { SignatureHash, SignaturePadding, SignatureScheme } from './service/signing.js';
-import { checkBaseUrl } from './service/url.js';
+import { parseBaseUrl } from './service/url.js';
 
 /** The flags every service command takes, as cli.ts hands them over (defaults applied). */
 export interface CommonFlags extends NetworkArgv {
@@ -170,6 +170,28 @@ function parseMap(entries: readonly string[] | undefined): Partial<Record<Field,
   return map;
 }
 
+/**
+ * An environment variable as the options read it: blank counts as unset (`CCS_TOKEN=` in a
+ * script or a CI secret that did not resolve), and `empty` lets the message say so.
+ */
+export function fromEnv(env: NodeJS.ProcessEnv, name: string): { value: string | undefined; empty: boolean } {
+  const raw = env[name];
+  const value = raw?.trim();
+  return value ? { value, empty: false } : { value: undefined, empty: raw !== undefined };
+}
+
+/** ` (NAME is set but empty)`, when it is: what a "none given" message adds. */
+export const emptyNote = (env: NodeJS.ProcessEnv, name: string) =>
+  fromEnv(env, name).empty ? ` (${name} is set but empty)` : '';
+
+/** --signing-key, else CCS_SIGNING_KEY_FILE (blank = unset). */
+export function signingKeyFrom(argv: { signingKey?: string | undefined }, env: NodeJS.ProcessEnv): string | undefined {
+  if (argv.signingKey?.trim() === '') {
+    throw new UsageError('--signing-key is empty: give the path of the RSA-4096 private key PEM', 'key_missing');
+  }
+  return argv.signingKey ?? fromEnv(env, 'CCS_SIGNING_KEY_FILE').value;
+}
+
 const ENV_HELP =
   'set CCS_BASE_URL and CCS_TOKEN (or --base-url and --token-file), or use --sandbox for a local rehearsal';
 
@@ -201,7 +223,9 @@ async function readToken(
   const token = env[variable]?.trim();
   if (!token) {
     throw new UsageError(
-      variable === 'CCS_TOKEN' ? `no API token: ${ENV_HELP}` : `no API token: ${variable} (the config file's connection.tokenEnv) is not set`,
+      variable === 'CCS_TOKEN'
+        ? `no API token${emptyNote(env, 'CCS_TOKEN')}: ${ENV_HELP}`
+        : `no API token: ${variable} (the config file's connection.tokenEnv) is ${env[variable] === undefined ? 'not set' : 'set but empty'}`,
       'token_missing',
     );
   }
@@ -221,11 +245,14 @@ export async function resolveConnection(
       throw new UsageError('--sandbox and --base-url exclude each other', 'bad_option');
     return { kind: 'sandbox' };
   }
-  const baseUrl = argv.baseUrl ?? env.CCS_BASE_URL;
-  if (!baseUrl) throw new UsageError(`no service base URL: ${ENV_HELP}`, 'base_url_missing');
-  checkBaseUrl(baseUrl);
+  const baseUrl = argv.baseUrl ?? fromEnv(env, 'CCS_BASE_URL').value;
+  if (baseUrl === undefined) {
+    throw new UsageError(`no service base URL${emptyNote(env, 'CCS_BASE_URL')}: ${ENV_HELP}`, 'base_url_missing');
+  }
+  // One spelling from here on (no trailing slash), whatever was typed.
+  const base = parseBaseUrl(baseUrl);
   const token = await readToken(argv, env);
-  return { kind: 'service', baseUrl, token, signingKeyFile, network: await resolveNetwork(argv, env) };
+  return { kind: 'service', baseUrl: base.text, token, signingKeyFile, network: await resolveNetwork(argv, env) };
 }
 
 function common(argv: RunFlags) {
@@ -249,11 +276,11 @@ export async function resolveImportOptions(
 ): Promise<ImportOptions> {
   if (argv.resume && argv.overwrite)
     throw new UsageError('--resume and --overwrite exclude each other', 'bad_option');
-  const signingKeyFile = argv.signingKey ?? env.CCS_SIGNING_KEY_FILE ?? undefined;
+  const signingKeyFile = signingKeyFrom(argv, env);
   const connection = mode.dryRun ? undefined : await resolveConnection(argv, env, signingKeyFile);
   if (connection?.kind === 'service' && connection.signingKeyFile === undefined) {
     throw new UsageError(
-      'no signing key: set CCS_SIGNING_KEY_FILE or --signing-key to the RSA-4096 private key PEM (ccs-bulk keygen makes one)',
+      `no signing key${emptyNote(env, 'CCS_SIGNING_KEY_FILE')}: set CCS_SIGNING_KEY_FILE or --signing-key to the RSA-4096 private key PEM (ccs-bulk keygen makes one)`,
       'key_missing',
     );
   }

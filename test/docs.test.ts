@@ -4,7 +4,7 @@
  * flag in one is in the other, defaults and environment variables alike). A flag or a command
  * added later fails here until the README documents it.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain JavaScript module of the bench, without declarations.
@@ -47,6 +47,37 @@ describe('README error table', () => {
         expect(action, name).not.toBe('');
       }
     }
+  });
+});
+
+/** Every src/ file's text, errors.ts without its ERROR_CODES table (which names every code). */
+function sourcesRaising(): string[] {
+  const dir = join(ROOT, 'src');
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => {
+      const text = readFileSync(join(dir, name), 'utf8');
+      return name === 'errors.ts' ? text.replace(/export const ERROR_CODES = \{[\s\S]*?\n\} as const/, '') : text;
+    });
+}
+
+describe('ERROR_CODES and the code', () => {
+  // The README's table is ERROR_CODES (above); the compiler refuses a code outside it. This is the
+  // other direction: no code in the table that nothing can raise.
+  it('every code is raised somewhere in src/, and each class that fixes its own code is used', () => {
+    const sources = sourcesRaising();
+    const all = sources.join('\n');
+    const unused = Object.keys(ERROR_CODES).filter((code) => !all.includes(`'${code}'`));
+    expect(unused).toEqual([]);
+    const errorsTs = readFileSync(join(ROOT, 'src', 'errors.ts'), 'utf8');
+    // A class whose body names a code raises it itself (NetworkError: 'network').
+    const fixed = errorsTs
+      .split('\nexport class ')
+      .slice(1)
+      .filter((body) => Object.keys(ERROR_CODES).some((code) => body.includes(`'${code}'`)))
+      .map((body) => /^\w+/.exec(body)![0]);
+    expect(fixed).toEqual(expect.arrayContaining(['NetworkError', 'AuthError', 'OutputError']));
+    for (const name of fixed) expect(all, name).toMatch(new RegExp(`new ${name}\\(`));
   });
 });
 

@@ -5,10 +5,10 @@ import { CcsError } from '../errors.js';
 import { loadSigningKey, publicKeyFingerprint } from '../service/keys.js';
 import { type CheckLine, failed, ok, warning } from './types.js';
 
-export async function checkSigningKey(file: string | undefined): Promise<{ line: CheckLine; key: KeyObject | undefined }> {
+export async function checkSigningKey(file: string | undefined, note = ''): Promise<{ line: CheckLine; key: KeyObject | undefined }> {
   if (file === undefined) {
     return {
-      line: failed('signing key', 'none configured', 'set CCS_SIGNING_KEY_FILE or --signing-key to the RSA-4096 private key PEM whose public key is registered (ccs-bulk keygen makes a pair)'),
+      line: failed('signing key', `none configured${note}`, 'set CCS_SIGNING_KEY_FILE or --signing-key to the RSA-4096 private key PEM whose public key is registered (ccs-bulk keygen makes a pair)'),
       key: undefined,
     };
   }

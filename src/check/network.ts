@@ -34,10 +34,12 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<NetworkChe
   const https = base.protocol === 'https:';
   const port = Number(base.port) || (https ? 443 : 80);
   const host = base.hostname.replace(/^\[|\]$/g, '');
+  // The prefix too: requests go to it, so it is part of what is checked.
+  const shown = base.href.replace(/\/$/, '');
   lines.push(
     https
-      ? ok('base URL', `${base.origin} (HTTPS)`)
-      : warning('base URL', `${base.origin} (plain HTTP, allowed to loopback only)`, 'the real service is HTTPS: use its https:// base URL'),
+      ? ok('base URL', `${shown} (HTTPS)`)
+      : warning('base URL', `${shown} (plain HTTP, allowed to loopback only)`, 'the real service is HTTPS: use its https:// base URL'),
   );
 
   const { proxy, proxySource } = proxyFor(base, network);

@@ -1,6 +1,6 @@
 /** check's options, resolved once like every command's (flags + environment → plain data). */
 import { UsageError } from '../errors.js';
-import { type CheckFlags, resolveConnection } from '../options.js';
+import { type CheckFlags, emptyNote, resolveConnection, signingKeyFrom } from '../options.js';
 import type { CheckOptions } from './run-check.js';
 
 export interface ResolvedCheckOptions extends CheckOptions {
@@ -11,13 +11,14 @@ export async function resolveCheckOptions(argv: CheckFlags, env: NodeJS.ProcessE
   if (argv.sandbox) {
     throw new UsageError('check is for a configured service: start `ccs-bulk sandbox` and point CCS_BASE_URL at it', 'bad_option');
   }
-  const signingKeyFile = argv.signingKey ?? env.CCS_SIGNING_KEY_FILE ?? undefined;
+  const signingKeyFile = signingKeyFrom(argv, env);
   const connection = await resolveConnection(argv, env, signingKeyFile);
   if (connection.kind !== 'service') throw new UsageError('check needs a service base URL', 'bad_option');
   return {
     baseUrl: connection.baseUrl,
     token: connection.token,
     signingKeyFile,
+    ...(signingKeyFile === undefined && { signingKeyNote: emptyNote(env, 'CCS_SIGNING_KEY_FILE') }),
     scheme: { hash: argv.signatureHash, padding: argv.signaturePadding },
     network: connection.network.network,
     caFiles: connection.network.caFiles,

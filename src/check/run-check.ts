@@ -15,6 +15,8 @@ export interface CheckOptions {
   baseUrl: string;
   token: string;
   signingKeyFile: string | undefined;
+  /** Why there is none, when a variable was set but empty. */
+  signingKeyNote?: string | undefined;
   scheme: SignatureScheme;
   network: NetworkSettings;
   caFiles: readonly string[];
@@ -25,7 +27,7 @@ export interface CheckOptions {
 export async function runChecks(options: CheckOptions): Promise<CheckReport> {
   const base = checkBaseUrl(options.baseUrl);
   const reached = await checkNetwork({ base, network: options.network, caFiles: options.caFiles, timeoutMs: options.timeoutMs });
-  const { line: keyLine, key } = await checkSigningKey(options.signingKeyFile);
+  const { line: keyLine, key } = await checkSigningKey(options.signingKeyFile, options.signingKeyNote);
   const checks: CheckLine[] = [...reached.lines];
   if (reached.reachable) {
     const service = await checkService({

@@ -4,7 +4,7 @@
  */
 import { fchmodSync, openSync, statSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { OutputError, UsageError } from '../errors.js';
+import { InputError, OutputError, UsageError } from '../errors.js';
 import { type FileLock, LockedError, lockFile } from '../lock.js';
 
 /** One run per output file: a file held by a live run is refused (exit 2), naming that run. */
@@ -77,6 +77,9 @@ export class BlockWriter {
  * Refuses a results or failed file that is the input or each other: writing one would
  * destroy the input while it is read, or interleave two files into one.
  */
+/** checkDistinctPaths' name for the input file. */
+export const INPUT = 'the input';
+
 export function checkDistinctPaths(files: { flag: string; path: string | undefined }[]): void {
   const seen: { flag: string; path: string; id: string }[] = [];
   for (const { flag, path } of files) {
@@ -84,10 +87,14 @@ export function checkDistinctPaths(files: { flag: string; path: string | undefin
     let id = resolve(path);
     try {
       const stats = statSync(path);
-      if (stats.isDirectory()) throw new UsageError(`${flag} ${path} is a directory; name a file`, 'output_unwritable');
+      if (stats.isDirectory()) {
+        // The input is read, not written: a directory there is the input's problem.
+        if (flag === INPUT) throw new InputError(`the input ${path} is a directory; name a file`, 'input_not_file', { file: path });
+        throw new UsageError(`${flag} ${path} is a directory; name a file`, 'output_unwritable');
+      }
       id = `${stats.dev}:${stats.ino}`;
     } catch (error) {
-      if (error instanceof UsageError) throw error;
+      if (error instanceof UsageError || error instanceof InputError) throw error;
     }
     const clash = seen.find((other) => other.id === id || other.path === resolve(path));
     if (clash) {

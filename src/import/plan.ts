@@ -5,7 +5,7 @@
 import { type ColumnPlan, headerTest, mapColumns } from './columns.js';
 import { type FailedFile, openFailed } from './failed.js';
 import type { Field } from './fields.js';
-import { checkDistinctPaths, lockOutput } from './output-files.js';
+import { checkDistinctPaths, INPUT, lockOutput } from './output-files.js';
 import { openRows, positionWord, type ReadOptions, type RowSource } from './read/index.js';
 import { assertResultsUsable, openResults, type ResultsFile } from './results.js';
 import { sweepStaleTemps } from '../temp-files.js';
@@ -34,7 +34,7 @@ export interface OpenPlan {
 
 export async function planImport(input: PlanInput): Promise<OpenPlan> {
   checkDistinctPaths([
-    { flag: 'the input', path: input.file },
+    { flag: INPUT, path: input.file },
     { flag: '--results', path: input.results },
     { flag: '--failed', path: input.failed },
   ]);

@@ -19,6 +19,8 @@ export interface SandboxState {
   signatureCheck: SignatureCheck | undefined;
   nextRequestId: () => string;
   log: ((line: string) => void) | undefined;
+  /** A gateway's path prefix the operations sit under ('' for none). */
+  basePath: string;
   /** Requests asleep in injected latency, woken on close so close() is prompt. */
   sleeping: Set<() => void>;
   closed: boolean;
@@ -42,6 +44,22 @@ export function requestListener(state: SandboxState): (req: IncomingMessage, res
       };
       send(state, req, res, requestId, errorReply(requestId, spec), 0);
     });
+  };
+}
+
+function withinBase(url: string, basePath: string): string | undefined {
+  if (basePath === '') return url;
+  return url.startsWith(`${basePath}/`) ? url.slice(basePath.length) : undefined;
+}
+
+/** A gateway's 404 for a URL outside the prefix it serves. */
+function outsideBasePath(method: string, url: string, basePath: string): ErrorSpec {
+  const path = url.split('?')[0] ?? url;
+  return {
+    status: 404,
+    type: 'invalid_request_error',
+    code: 'route_not_found',
+    message: `Unrecognized request URL (${method} ${path}). This service is served under ${basePath}: the operations are POST ${basePath}/v1/client, GET ${basePath}/v1/clients and GET ${basePath}/v1/clients/{id}.`,
   };
 }
 
@@ -74,7 +92,10 @@ async function handleRequest(state: SandboxState, req: IncomingMessage, res: Ser
   const refused = checkBearer(req.headers.authorization, state.auth);
   if (refused) return fail(refused);
 
-  const route = resolveRoute(req.method ?? 'GET', req.url ?? '/');
+  // Under a base path, only URLs below it name an operation: the rest are 404 as any unknown URL.
+  const path = withinBase(req.url ?? '/', state.basePath);
+  if (path === undefined) return fail(outsideBasePath(req.method ?? 'GET', req.url ?? '/', state.basePath));
+  const route = resolveRoute(req.method ?? 'GET', path);
   if ('status' in route) return fail(route);
 
   let body: Buffer | undefined;

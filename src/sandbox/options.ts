@@ -17,6 +17,8 @@ export interface SandboxOptions {
   host?: string;
   /** default 0 (ephemeral) */
   port?: number;
+  /** Serve under this path prefix (`/ccs`), as a gateway in front of the service would; `url` includes it. */
+  basePath?: string;
   /** default `lk_sandbox_` + 32 random hex */
   token?: string;
   /** SPKI PEM of an RSA-4096 key to verify X-Signature with; generated (and exposed) when absent. */
@@ -70,7 +72,7 @@ export interface SandboxTls {
 }
 
 export interface Sandbox {
-  /** e.g. http://127.0.0.1:54321, or https:// with `tls` (no trailing slash; API paths are /v1/...) */
+  /** e.g. http://127.0.0.1:54321, https:// with `tls`, + basePath (no trailing slash; API paths are /v1/...) */
   url: string;
   /** With `tls`: the CA and, for mutual TLS, the client certificate. */
   tls: SandboxTls | undefined;
@@ -94,6 +96,8 @@ export interface Sandbox {
 export interface ResolvedOptions {
   host: string;
   port: number;
+  /** '' or `/prefix`, without a trailing slash */
+  basePath: string;
   token: string;
   verifySignatures: boolean;
   signature: SignatureScheme;
@@ -129,6 +133,17 @@ function wholeNumber(
   return value;
 }
 
+/** `/ccs`, `ccs/`, `/a/b` → `/ccs`, `/ccs`, `/a/b`; the prefix a gateway would put before /v1. */
+function resolveBasePath(text: string | undefined): string {
+  if (text === undefined) return '';
+  const path = `/${text.trim().replace(/^\/+|\/+$/g, '')}`;
+  if (path === '/') return '';
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(path) || path.split('/').some((segment) => segment === '.' || segment === '..')) {
+    throw badOption(`sandbox basePath must be path segments of letters, digits and . _ ~ - (got ${JSON.stringify(text)}).`);
+  }
+  return path;
+}
+
 export function resolveOptions(options: SandboxOptions): ResolvedOptions {
   const token = options.token ?? `lk_sandbox_${randomBytes(16).toString('hex')}`;
   if (!/^\S+$/.test(token)) throw badOption('sandbox token must be non-empty and contain no whitespace.');
@@ -156,6 +171,7 @@ export function resolveOptions(options: SandboxOptions): ResolvedOptions {
   return {
     host: options.host ?? SANDBOX_DEFAULTS.host,
     port: wholeNumber('port', options.port, SANDBOX_DEFAULTS.port, 0, 65535),
+    basePath: resolveBasePath(options.basePath),
     token,
     verifySignatures: options.verifySignatures ?? SANDBOX_DEFAULTS.verifySignatures,
     signature,

@@ -46,6 +46,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     signatureCheck,
     nextRequestId: createRequestIds(),
     log: options.log,
+    basePath: resolved.basePath,
     sleeping: new Set(),
     closed: false,
   };
@@ -54,7 +55,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   let closing: Promise<void> | undefined;
   return {
-    url: `${tls ? 'https' : 'http'}://${loopbackHost(server.address() as AddressInfo)}`,
+    url: `${tls ? 'https' : 'http'}://${loopbackHost(server.address() as AddressInfo)}${resolved.basePath}`,
     tls,
     token: resolved.token,
     publicKeyPem,

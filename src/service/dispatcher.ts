@@ -145,5 +145,6 @@ export function createTransport(
     });
     return { dispatcher, ...route };
   }
-  return { dispatcher: new Pool(origin, { ...pool, connect }), ...route };
+  // The pool is for the origin alone: a base URL's path prefix goes on each request's path.
+  return { dispatcher: new Pool(origin.origin, { ...pool, connect }), ...route };
 }
