@@ -13,7 +13,15 @@ import { type AuthState, checkBearer, checkSignature, parsePublicKey, type Signa
 import { Faults } from './faults.js';
 import { resolveOptions, type Sandbox, type SandboxOptions, type SandboxTls } from './options.js';
 import { createRequestIds, type ErrorSpec, errorReply, type Reply } from './respond.js';
-import { createClient, emptyStats, getClient, listClients, type RouteDeps, resolveRoute } from './routes.js';
+import {
+  createClient,
+  emptyStats,
+  getClient,
+  listClients,
+  type RouteDeps,
+  resolveRoute,
+  setClientStatus,
+} from './routes.js';
 import { seedClients } from './seed.js';
 import { SandboxStore } from './store.js';
 import { checkCreateBody } from './validate.js';
@@ -146,7 +154,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if ('status' in route) return fail(route);
 
     let body: Buffer | undefined;
-    if (route.name === 'create') {
+    if (route.name === 'create' || route.name === 'setStatus') {
       const read = await readBody(req);
       if (read === 'aborted' || closed) return;
       if (read === 'too_large') {
@@ -160,6 +168,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         return send(req, res, requestId, { ...errorReply(requestId, spec), close: true }, started);
       }
       body = read;
+      if (route.name === 'setStatus') return send(req, res, requestId, setClientStatus(deps, requestId, route.id, body), started);
       if (signatureCheck) {
         const bad = checkSignature(req.headers['x-signature'], body, signatureCheck);
         if (bad) return fail(bad);
