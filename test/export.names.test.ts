@@ -42,20 +42,37 @@ describe('--out placeholders in any case', () => {
 
 describe('what a failed run says, and logs', () => {
   it('run_started has the filled-in name; run_failed the path and the message; no "old content" without an old file', async () => {
+    const fake = await startFakeService((page, size) => (page === 0 ? { ids: idRange('f', 0, size) } : { status: 400, error: { param: 'status' } }));
     const dir = join(temp.dir, 'log');
     await mkdir(dir);
     const log = join(dir, 'ccs-bulk.log');
-    const out = join(dir, 'missing-folder', 'approved-{date}.csv');
+    const out = join(dir, 'approved-{date}.csv');
+    try {
+      const result = await exportCli(['export', '--out', out, '--log-file', log, '--quiet'], { CCS_BASE_URL: fake.url, CCS_TOKEN: 'lk_sandbox_secret' });
+      expect(result.code).toBe(1);
+      const filled = out.replace('{date}', new Date().toISOString().slice(0, 10));
+      expect(result.stderr).toContain(`ccs-bulk: export failed: ${filled} was not written\n`);
+      expect(result.stderr).not.toMatch(/old content/);
+      const [started, failed] = (await logLines(log)).filter((line) => line.kind === 'run');
+      expect(started).toMatchObject({ event: 'run_started', out: filled });
+      expect(failed).toMatchObject({ event: 'run_failed', out: filled, exit_code: 1 });
+      expect(failed.message).toMatch(/refused/);
+      expectNoneOf(await readFile(log, 'utf8'), ['lk_sandbox_secret']);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('an output that cannot be created: run_failed names the filled-in path and says why', async () => {
+    const log = join(temp.dir, 'unwritable.log');
+    await writeFile(join(temp.dir, 'a-file'), '');
+    const out = join(temp.dir, 'a-file', 'approved-{date}.csv');
     const result = await exportCli(['export', '--out', out, '--log-file', log], env);
     expect(result.code).toBe(2);
-    const filled = out.replace('{date}', new Date().toISOString().slice(0, 10));
-    expect(result.stderr).toContain(`ccs-bulk: export failed: ${filled} was not written\n`);
-    expect(result.stderr).not.toMatch(/old content/);
-    const [started, failed] = (await logLines(log)).filter((line) => line.kind === 'run');
-    expect(started).toMatchObject({ event: 'run_started', out: filled });
-    expect(failed).toMatchObject({ event: 'run_failed', out: filled, error: 'output_unwritable', exit_code: 2 });
-    expect(failed.message).toMatch(/cannot write the export next to .*approved-\d{4}-\d\d-\d\d\.csv: ENOENT/);
-    expectNoneOf(await readFile(log, 'utf8'), [sandbox.token]);
+    expect(result.stderr).not.toMatch(/was not written/);
+    const failed = (await logLines(log)).find((line) => line.event === 'run_failed');
+    expect(failed).toMatchObject({ out: out.replace('{date}', new Date().toISOString().slice(0, 10)), error: 'output_unwritable' });
+    expect(failed.message).toMatch(/ENOTDIR/);
   });
 
   it('errors found before the run starts print no "was not written" line', async () => {

@@ -41,7 +41,7 @@ describe('the sandbox changes a status (sandbox only)', () => {
     const client = sandbox.store.insert({ status: 'pending_review' });
     const changed = await setStatus(client.id, { status: 'approved', credit_status: 'active' });
     expect(changed.status).toBe(200);
-    expect((await changed.json()).data).toMatchObject({ id: client.id, status: 'approved', credit_status: 'active', created_at: client.created_at });
+    expect(((await changed.json()) as { data: unknown }).data).toMatchObject({ id: client.id, status: 'approved', credit_status: 'active', created_at: client.created_at });
     expect(sandbox.store.get(client.id)).toMatchObject({ status: 'approved' });
     expect((await setStatus(client.id, { status: 'aproved' })).status).toBe(400);
     expect((await setStatus('cli_nobody', { status: 'approved' })).status).toBe(404);

@@ -31,7 +31,7 @@ export async function runExport(options: ResolvedExportOptions, io: Io): Promise
       'xlsx_to_terminal',
     );
   }
-  const run: RunState = { out: undefined, replaces: false };
+  const run: RunState = { out: undefined, planned: false, replaces: false };
   return withLogFile(
     settings.logFile,
     'export',
@@ -40,9 +40,10 @@ export async function runExport(options: ResolvedExportOptions, io: Io): Promise
   );
 }
 
-/** What the run learnt of its output before failing: its filled-in name, and whether a file was there. */
+/** What the run learnt of its output before failing: its filled-in name, whether it started, whether a file was there. */
 interface RunState {
   out: string | undefined;
+  planned: boolean;
   replaces: boolean;
 }
 
@@ -79,9 +80,9 @@ async function exportWith(
       signal: io.signal,
       onProgress: (snapshot) => progress.update(snapshot),
       onStaleTemps: reportSweep(options.quiet, io, log),
-      onPlan: (plan) => {
-        run.out = toStdout ? 'stdout' : plan.out;
-        run.replaces = plan.replaces;
+      // Logged once the name is filled in: the log says which file this run was about.
+      onOutName: (out) => {
+        run.out = toStdout ? 'stdout' : out;
         log?.run('run_started', {
           out: run.out,
           report: settings.report,
@@ -90,6 +91,10 @@ async function exportWith(
           status: settings.status,
           credit_status: settings.creditStatus,
         });
+      },
+      onPlan: (plan) => {
+        run.planned = true;
+        run.replaces = plan.replaces;
       },
     }).finally(() => progress.stop());
   } catch (error) {
@@ -121,7 +126,7 @@ async function exportWith(
  */
 function failureLine(error: unknown, run: RunState, toStdout: boolean): string {
   // A state that could not be saved after the file was put in place: its message says so.
-  if (run.out === undefined || (error instanceof UsageError && error.code === 'state_invalid')) return '';
+  if (!run.planned || (error instanceof UsageError && error.code === 'state_invalid')) return '';
   const what = error instanceof StoppedError && error.code === 'interrupted' ? 'export interrupted' : 'export failed';
   if (toStdout) return `ccs-bulk: ${what}: what was written to stdout is incomplete\n`;
   const kept = run.replaces ? ' (the existing file keeps its old content)' : '';

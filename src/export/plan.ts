@@ -27,6 +27,8 @@ export interface PlanInput {
   report?: string | undefined;
   now?: (() => Date) | undefined;
   onStaleTemps?: ((removed: string[]) => void) | undefined;
+  /** The output's name with its placeholders filled in ('stream' for one), as soon as it is known (for a log). */
+  onOutName?: ((out: string) => void) | undefined;
 }
 
 export interface ExportPlan {
@@ -44,6 +46,7 @@ export async function planExport(input: PlanInput, settings: CheckedSettings, lo
   const statePath = checkModes(input, settings);
   const started = (input.now ?? (() => new Date()))();
   const out = typeof input.out === 'string' ? expandOutName(input.out, started, input.report) : input.out;
+  input.onOutName?.(typeof out === 'string' ? out : 'stream');
   const gzip = typeof out === 'string' && (input.gzip === true || isGzipName(out));
   if (gzip && settings.format === 'xlsx') throw new UsageError('an xlsx workbook is already compressed: drop gzip', 'bad_option');
   if (input.gzip === true && typeof out !== 'string') throw new UsageError('gzip applies to a file output', 'bad_option');
