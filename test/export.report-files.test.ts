@@ -108,9 +108,10 @@ describe('the summary a report reader wants', () => {
 
   it('one page is "1 page"', async () => {
     const out = join(temp.dir, 'one-page.csv');
-    const result = await runCli(['export', '--out', out, '--status', 'approved', '--page-size', '1000'], { env });
+    sandbox.store.insert({ created_at: '2041-05-05T10:00:00.000Z' });
+    const result = await runCli(['export', '--out', out, '--created-from', '2041-05-05', '--created-to', '2041-05-05'], { env });
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/: 1 page of up to 1000,/);
+    expect(result.stderr).toMatch(/^Exported 1 client in .*: 1 page of up to 100,/);
   });
 });
 

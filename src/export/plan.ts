@@ -56,7 +56,11 @@ export async function planExport(input: PlanInput, settings: CheckedSettings, lo
   // Held: a temp file beside them whose writer is gone (kill -9) is removed.
   const swept = sweepStaleTemps(locks);
   if (swept.length > 0) input.onStaleTemps?.(swept);
-  const replaces = typeof out === 'string' && (await stat(out).catch(() => undefined)) !== undefined;
+  const found = typeof out === 'string' ? await stat(out).catch(() => undefined) : undefined;
+  if (found?.isDirectory()) {
+    throw new UsageError(`cannot write the export to ${out as string}: it is a directory (name a file in it)`, 'output_unwritable');
+  }
+  const replaces = found !== undefined;
   if (replaces && input.overwrite !== true) throw outputExists(out as string, input.out as string, statePath !== undefined);
   const incremental = await startIncremental(input, settings, started, replaces ? (out as string) : undefined);
   const createdFrom = incremental ? incremental.createdFrom : settings.createdFrom;
