@@ -102,6 +102,18 @@ describe('what a failed run says, and logs', () => {
   });
 });
 
+describe('the window as understood', () => {
+  it('a date-time without a zone is taken as UTC and said so; a month is the whole month; both bounds printed in UTC', async () => {
+    const result = await exportCli(
+      ['export', '--out', join(temp.dir, 'window.csv'), '--created-from', '2025-01-01 10:00', '--created-to', '2025-02'],
+      env,
+    );
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^ {2}created_at \(UTC\): 2025-01-01T10:00:00.000Z to 2025-02-28T23:59:59.999Z$/m);
+    expect(result.stderr).toMatch(/^ {2}--created-from "2025-01-01 10:00" has no time zone: taken as UTC \(2025-01-01T10:00:00.000Z\)$/m);
+  });
+});
+
 describe('file modes', () => {
   it("reports follow the umask by default; fileMode in the config or --file-mode sets it; state and log stay 0600", async () => {
     const dir = join(temp.dir, 'modes');

@@ -61,6 +61,8 @@ export interface ExportSettings {
   pageSize?: number | undefined;
   prefetch?: number | 'auto' | undefined;
   maxPrefetch?: number | undefined;
+  /** Notes of an earlier reading of the bounds (the command's), kept for the summary. */
+  boundNotes?: readonly string[] | undefined;
 }
 
 const bad = (message: string) => new UsageError(message, 'bad_option');
@@ -123,7 +125,7 @@ export function checkExportSettings(
     ),
     createdFrom,
     createdTo,
-    boundNotes: [from?.note, to?.note].filter((note) => note !== undefined),
+    boundNotes: [...(settings.boundNotes ?? []), from?.note, to?.note].filter((note) => note !== undefined),
     direction,
     pageSize: wholeNumber(
       settings.pageSize ?? EXPORT_DEFAULTS.pageSize,
