@@ -256,6 +256,16 @@ export function exportFlags<T>(y: Argv<T>) {
       type: 'string',
       group: OUTPUT,
       describe: 'state file: export only clients created since the last successful run (then record this one)',
+    })
+    .option('new-since-last', {
+      type: 'string',
+      group: OUTPUT,
+      describe: 'state file: export the clients that entered the filter since the last successful run (new, or whose status changed)',
+    })
+    .option('file-mode', {
+      type: 'string',
+      group: OUTPUT,
+      describe: "the report file's permissions, octal (e.g. 640); default: the umask's, like any new file",
     });
 }
 

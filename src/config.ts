@@ -78,6 +78,7 @@ const exportFields = {
   maxPrefetch: z.number().int().min(1),
   gzip: z.boolean(),
   overwrite: z.boolean(),
+  fileMode: z.union([z.string().regex(/^(0o?)?[0-7]{3}$/i), z.number().int()], { error: 'must be octal permission bits as a string, e.g. "640"' }),
   logFile: path,
 };
 
@@ -93,6 +94,7 @@ const reportSchema = z
     out: path,
     incremental: z.boolean(),
     state: path,
+    newSinceLast: path,
   })
   .partial()
   .strict()
@@ -241,7 +243,8 @@ const EXPORT: Setting[] = [
   { flag: 'createdFrom', section: 'report', key: 'createdFrom' },
   { flag: 'createdTo', section: 'report', key: 'createdTo' },
   { flag: 'sinceLast', section: 'report', key: 'state' },
-  ...['format', 'columns', 'bom', 'gzip', 'overwrite', 'logFile'].map((key): Setting => ({ flag: key, section: 'export', key })),
+  { flag: 'newSinceLast', section: 'report', key: 'newSinceLast' },
+  ...['format', 'columns', 'bom', 'gzip', 'overwrite', 'fileMode', 'logFile'].map((key): Setting => ({ flag: key, section: 'export', key })),
   { flag: 'escapeFormulas', section: 'export', key: 'escapeFormulas', fallback: EXPORT_DEFAULTS.escapeFormulas },
   { flag: 'direction', section: 'export', key: 'direction', fallback: EXPORT_DEFAULTS.direction },
   { flag: 'pageSize', section: 'export', key: 'pageSize', fallback: EXPORT_DEFAULTS.pageSize },

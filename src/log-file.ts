@@ -6,6 +6,7 @@
  */
 import { closeSync, writeSync } from 'node:fs';
 import { openPrivate } from './import/output-files.js';
+import { redactSecrets } from './redact.js';
 import type { AttemptEvent } from './service/client.js';
 import type { OutageEvent } from './service/outage.js';
 
@@ -68,19 +69,23 @@ export function openLogFile(path: string, command: string): LogFile {
 
 /**
  * Runs `work` with the log open (none without a path); an error it throws is logged as
- * `run_failed` with its code and exit code, and the log is closed either way.
+ * `run_failed` with its code, exit code and message (secrets redacted) and what `context`
+ * adds (the file the run was writing), and the log is closed either way.
  */
 export async function withLogFile<T>(
   path: string | undefined,
   command: string,
   work: (log: LogFile | undefined) => Promise<T>,
+  context?: () => Record<string, unknown>,
 ): Promise<T> {
   const log = path === undefined ? undefined : openLogFile(path, command);
   try {
     return await work(log);
   } catch (error) {
     log?.run('run_failed', {
+      ...context?.(),
       error: (error as { code?: string }).code ?? 'error',
+      message: redactSecrets(error instanceof Error ? error.message : String(error)),
       exit_code: (error as { exitCode?: number }).exitCode ?? 1,
     });
     throw error;

@@ -88,8 +88,11 @@ export interface ExportFlags extends RunFlags {
   prefetch: string | number;
   maxPrefetch?: number | undefined;
   sinceLast?: string | undefined;
+  newSinceLast?: string | undefined;
   overwrite?: boolean | undefined;
   gzip?: boolean | undefined;
+  /** Octal permission bits of the report file, e.g. `640`. */
+  fileMode?: string | undefined;
   logFile?: string | undefined;
   /** The config file's report this run is (`{report}` in --out). */
   report?: string | undefined;
@@ -356,6 +359,9 @@ function autoOrNumber(typed: string | number, flag: string): number | 'auto' {
 /** What the command runs: the export's settings plus how this run treats its files. */
 export interface ExportRunOptions extends ExportOptions {
   sinceLast: string | undefined;
+  newSinceLast: string | undefined;
+  /** Permission bits of the report file; undefined: the umask's. */
+  fileMode: number | undefined;
   overwrite: boolean;
   gzip: boolean;
   logFile: string | undefined;
@@ -383,15 +389,21 @@ export async function resolveExportOptions(
 export function parseExportOptions(argv: ExportFlags): ExportRunOptions {
   const out = argv.out.trim();
   if (out === '') throw new UsageError("--out needs a file name, or '-' for stdout", 'bad_option');
-  const sinceLast = argv.sinceLast?.trim();
-  if (sinceLast !== undefined) {
-    if (sinceLast === '') throw new UsageError('--since-last needs a state file name', 'bad_option');
-    if (out === '-') throw new UsageError('--since-last needs --out FILE: the state moves on only once a file is in place', 'bad_option');
-    if (argv.createdTo !== undefined) throw new UsageError('--since-last pins --created-to itself: drop --created-to', 'bad_option');
+  const sinceLast = stateFlag('since-last', argv.sinceLast, out);
+  const newSinceLast = stateFlag('new-since-last', argv.newSinceLast, out);
+  if (sinceLast !== undefined && argv.createdTo !== undefined)
+    throw new UsageError('--since-last pins --created-to itself: drop --created-to', 'bad_option');
+  if (sinceLast !== undefined && newSinceLast !== undefined) {
+    throw new UsageError(
+      '--since-last (clients created since the last run) and --new-since-last (clients that entered the filter since the last run) exclude each other: pick one',
+      'bad_option',
+    );
   }
   return {
     out,
     sinceLast,
+    newSinceLast,
+    fileMode: parseFileMode(argv.fileMode),
     overwrite: argv.overwrite === true,
     gzip: argv.gzip === true,
     logFile: argv.logFile,
@@ -415,4 +427,27 @@ export function parseExportOptions(argv: ExportFlags): ExportRunOptions {
       out,
     ),
   };
+}
+
+/** `--since-last` / `--new-since-last`: a state file name, and a file output. */
+function stateFlag(flag: string, value: string | undefined, out: string): string | undefined {
+  const path = value?.trim();
+  if (path === undefined) return undefined;
+  if (path === '') throw new UsageError(`--${flag} needs a state file name`, 'bad_option');
+  if (out === '-') throw new UsageError(`--${flag} needs --out FILE: the state moves on only once a file is in place`, 'bad_option');
+  return path;
+}
+
+/** `640`, `0640`, `0o640` → 0o640; the report file's mode, never more than rw for anyone. */
+export function parseFileMode(text: string | number | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const match = /^(?:0o?)?([0-7]{3})$/i.exec(String(text).trim());
+  const mode = match ? Number.parseInt(match[1]!, 8) : Number.NaN;
+  if (Number.isNaN(mode) || (mode & 0o111) !== 0 || (mode & 0o600) !== 0o600) {
+    throw new UsageError(
+      `--file-mode ${JSON.stringify(String(text))}: give octal permission bits with read and write for the owner and no execute bit, e.g. 640 (group reads) or 644 (everyone reads)`,
+      'bad_option',
+    );
+  }
+  return mode;
 }

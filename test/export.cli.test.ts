@@ -42,7 +42,7 @@ describe('ccs-bulk export', () => {
     });
   });
 
-  it('--out FILE --json --quiet: a 0600 file, the JSON summary alone on stdout', async () => {
+  it('--out FILE --file-mode 640 --json --quiet: a 0640 file, the JSON summary alone on stdout', async () => {
     const out = join(temp.dir, 'approved.csv');
     const args = [
       'export',
@@ -52,6 +52,8 @@ describe('ccs-bulk export', () => {
       'approved',
       '--created-to',
       '2025-12-31',
+      '--file-mode',
+      '640',
       '--json',
       '--quiet',
     ];
@@ -65,7 +67,7 @@ describe('ccs-bulk export', () => {
     });
     expect(summary).toMatchObject({ out, rows: expected.size, createdToPinned: false });
     expect(summary.filters.createdTo).toBe('2025-12-31T23:59:59.999Z');
-    expect((await stat(out)).mode & 0o777).toBe(0o600);
+    expect((await stat(out)).mode & 0o777).toBe(0o640);
     expect(new Set(parseCsv(await readFile(out, 'utf8')).map((r) => r.id))).toEqual(expected);
   });
 

@@ -126,8 +126,18 @@ describe('flag checks (before any request)', () => {
     ],
     [{ columns: 'id,nme' }, /--columns: unknown column "nme"; columns are id, name, email/],
     [{ columns: 'id,id' }, /names "id" twice/],
-    [{ createdFrom: '2025-02-30' }, /--created-from must be an ISO 8601 date/],
-    [{ createdTo: '31/01/2025' }, /--created-to must be an ISO 8601 date/],
+    [{ createdFrom: '2025-02-30' }, /--created-from "2025-02-30": February has 28 days in 2025/],
+    [{ createdFrom: '2024-02-30' }, /February has 29 days in 2024/],
+    [{ createdFrom: '2025-04-31' }, /April has 30 days;/],
+    [{ createdFrom: '2025-13-01' }, /--created-from "2025-13-01": month 13 does not exist/],
+    [{ createdTo: '2025-00' }, /month 00 does not exist/],
+    [{ createdFrom: '2025-01-01T24:00' }, /hour 24 does not exist/],
+    [{ createdTo: '31/01/2025' }, /--created-to "31\/01\/2025": write it as 2025-01-31 \(31 January 2025\)/],
+    [
+      { createdFrom: '01/02/2025' },
+      /ambiguous: 1 February 2025 \(day first\) or 2 January 2025 \(month first\); write 2025-02-01 or 2025-01-02/,
+    ],
+    [{ createdFrom: 'last week' }, /not an ISO 8601 date or date-time; e.g. 2025-01-31, 2025-01 or/],
     [{ createdFrom: '2025-02-01', createdTo: '2025-01-31' }, /is after/],
     [{ pageSize: 0 }, /--page-size must be a whole number from 1 to 1000/],
     [{ pageSize: 1001 }, /--page-size/],
@@ -149,6 +159,12 @@ describe('flag checks (before any request)', () => {
     expect(options.columns).toEqual(['email', 'id', 'name']);
   });
 
+  it('a date-time without a time zone is taken as UTC, and the summary says so', () => {
+    const options = parseExportOptions(argv({ createdFrom: '2025-01-01 10:00', createdTo: '2025-01-02T10:00:00+01:00' }));
+    expect(options.createdFrom).toBe('2025-01-01T10:00:00.000Z');
+    expect(options.boundNotes).toEqual(['--created-from "2025-01-01 10:00" has no time zone: taken as UTC (2025-01-01T10:00:00.000Z)']);
+  });
+
   it('library settings use the option names in messages', () => {
     expect(() => checkExportSettings({ columns: ['nope'] })).toThrow(/^columns: unknown column "nope"/);
   });
@@ -160,6 +176,10 @@ describe('flag checks (before any request)', () => {
     ['2025-01-31 18:00:05.123456', 'to', '2025-01-31T18:00:05.123Z'],
     ['2025-01-31T18:00:00+0530', 'from', '2025-01-31T12:30:00.000Z'],
     ['2025-01-31T01:00:00-05:00', 'to', '2025-01-31T06:00:00.000Z'],
+    // A month is the whole month; February knows its leap years.
+    ['2025-01', 'from', '2025-01-01T00:00:00.000Z'],
+    ['2025-01', 'to', '2025-01-31T23:59:59.999Z'],
+    ['2024-02', 'to', '2024-02-29T23:59:59.999Z'],
   ] as const)('bound %s (%s) → %s', (text, bound, iso) => {
     expect(parseCreatedBound(text, bound, '--x')).toBe(iso);
   });

@@ -1,5 +1,7 @@
 /** Shared plumbing for the export tests: expected subsets, output capture, a misbehaving server. */
+import { stat, unlink, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
@@ -118,4 +120,42 @@ export async function startFakeService(
 /** ids `prefix0 … prefix(n-1)` */
 export function idRange(prefix: string, from: number, to: number): string[] {
   return Array.from({ length: Math.max(0, to - from) }, (_, i) => `${prefix}${from + i}`);
+}
+
+/** The mode a new file gets in `dir` (0666 less the umask): a report file's default. */
+export async function umaskedMode(dir: string): Promise<number> {
+  const probe = join(dir, `.mode-probe-${process.pid}`);
+  await writeFile(probe, '', { mode: 0o666 });
+  const mode = (await stat(probe)).mode & 0o777;
+  await unlink(probe);
+  return mode;
+}
+
+/**
+ * `ccs-bulk ARGS` in this process (where the process itself is not the point): the exit code and
+ * the error line as main.ts would print them.
+ */
+export async function exportCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { PassThrough } = await import('node:stream');
+  const { runCli } = await import('../src/cli.js');
+  const { isCcsError } = await import('../src/errors.js');
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  stdout.on('data', (chunk: Buffer) => out.push(chunk));
+  stderr.on('data', (chunk: Buffer) => err.push(chunk));
+  let code: number;
+  try {
+    code = await runCli(args, env, { stdout, stderr });
+  } catch (error) {
+    if (!isCcsError(error)) throw error;
+    stderr.write(`ccs-bulk: error: ${error.message} [${error.code}]\n`);
+    code = error.exitCode;
+  }
+  await new Promise((resolve) => setImmediate(resolve));
+  return { code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
 }

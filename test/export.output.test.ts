@@ -1,6 +1,6 @@
 /**
  * Output: columns and formats, formula escaping, the temp-file-then-rename contract (a failed
- * or interrupted export leaves no file under the final name and no temp file), mode 0600.
+ * or interrupted export leaves no file under the final name and no temp file), the umask's mode.
  */
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { exportClients } from '../src/export/run-export.js';
 import { unescapeFormula } from '../src/import/normalize.js';
 import { type Sandbox, type SandboxClient, startSandbox } from '../src/sandbox/index.js';
 import { createServiceClient, type ServiceClient } from '../src/service/client.js';
-import { collector, parseCsv } from './export.helpers.js';
+import { collector, parseCsv, umaskedMode } from './export.helpers.js';
 import { makeTempDir } from './helpers.js';
 
 let sandbox: Sandbox;
@@ -164,13 +164,13 @@ describe('formats and columns', () => {
 });
 
 describe('files', () => {
-  it('writes via a temp file renamed into place, mode 0600, replacing an old file', async () => {
+  it('writes via a temp file renamed into place, with the umask\'s mode, replacing an old file', async () => {
     const out = join(temp.dir, 'clients.csv');
     await writeFile(out, 'old content', { mode: 0o644 });
     const summary = await exportClients({ service, out, prefetch: 8, overwrite: true });
     expect(summary.out).toBe(out);
     expect(summary.rows).toBe(2000 + FORMULAS.length);
-    expect((await stat(out)).mode & 0o777).toBe(0o600);
+    expect((await stat(out)).mode & 0o777).toBe(await umaskedMode(temp.dir));
     const records = parseCsv(await readFile(out, 'utf8'));
     expect(records).toHaveLength(summary.rows);
     expect(await readdir(temp.dir)).toEqual(['clients.csv']);

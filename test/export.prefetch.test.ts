@@ -56,13 +56,17 @@ describe('--prefetch auto, the default, at 50 ms a page', () => {
     await expectEveryClientOnce(out, sandbox);
   });
 
-  it('the summary and progress lines show it; a number pins it', async () => {
+  it('progress lines and --json show it (the human summary does not); a number pins it', async () => {
     const out = join(temp.dir, 'pinned.csv');
     const env = envOf(sandbox);
-    const auto = await runCli(['export', '--out', out, '--page-size', '50', '--max-prefetch', '6', '--progress-interval', '0.1'], { env });
+    const auto = await runCli(
+      ['export', '--out', out, '--page-size', '50', '--max-prefetch', '6', '--progress-interval', '0.1', '--json'],
+      { env },
+    );
     expect(auto.code).toBe(0);
     expect(auto.stderr).toMatch(/ccs-bulk: \d+ clients, .*prefetch \d+/);
-    expect(auto.stderr).toMatch(/prefetch: auto, settled at \d+ pages ahead \(last \d+, at most 6\)/);
+    expect(auto.stderr).not.toMatch(/pages ahead/);
+    expect(JSON.parse(auto.stdout).prefetch).toMatchObject({ mode: 'auto', max: 6 });
     const pinned = await runCli(['export', '--out', out, '--overwrite', '--prefetch', '2', '--json', '--quiet'], { env });
     expect(pinned.code).toBe(0);
     expect(JSON.parse(pinned.stdout).prefetch).toEqual({ mode: 'fixed', current: 2, settled: 2, max: 2 });

@@ -97,8 +97,21 @@ describe('the summary a report reader wants', () => {
     expect(result.stderr).toMatch(
       new RegExp(`^ {2}approved +${approved.active ?? 0} +${approved.inactive ?? 0} +${(approved.active ?? 0) + (approved.inactive ?? 0)}$`, 'm'),
     );
-    expect(result.stderr).toMatch(/filters: status in approved,rejected, created_at ≥ 2020-01-01T00:00:00.000Z/);
-    expect(result.stderr).toMatch(/created_at ≤ \d{4}-.*pinned to the export's start/);
+    expect(result.stderr).toMatch(/^ {2}filters: status in approved,rejected$/m);
+    // The window as sent, in UTC, both ends.
+    expect(result.stderr).toMatch(/^ {2}created_at \(UTC\): 2020-01-01T00:00:00.000Z to \d{4}-\d\d-\d\dT[\d:.]+Z \(pinned to the export's start/m);
+    // Tuning figures are for --json, not for the report's reader.
+    expect(summary.prefetch).toMatchObject({ mode: 'auto' });
+    expect(result.stderr).not.toMatch(/prefetch/);
+    expect(result.stderr).toMatch(/: 2 pages of up to 100,/);
+  });
+
+  it('one page is "1 page"', async () => {
+    const out = join(temp.dir, 'one-page.csv');
+    sandbox.store.insert({ created_at: '2041-05-05T10:00:00.000Z' });
+    const result = await runCli(['export', '--out', out, '--created-from', '2041-05-05', '--created-to', '2041-05-05'], { env });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^Exported 1 client in .*: 1 page of up to 100,/);
   });
 });
 

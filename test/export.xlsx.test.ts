@@ -14,7 +14,7 @@ import { UsageError } from '../src/errors.js';
 import type { FlatClient } from '../src/export/columns.js';
 import { createSheetEncoder, excelSerial, MAX_SHEET_ROWS, xmlText } from '../src/export/xlsx-sheet.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
-import { idRange, startFakeService } from './export.helpers.js';
+import { idRange, startFakeService, umaskedMode } from './export.helpers.js';
 import { asInWorkbook, cellText, sheetCells, zipParts } from './export.xlsx.helpers.js';
 import { BIN, makeTempDir, ROOT, runCli } from './helpers.js';
 
@@ -56,14 +56,14 @@ afterAll(async () => {
 });
 
 describe('ccs-bulk export --format xlsx', () => {
-  it('an --out ending in .xlsx is a 0600 workbook whose every cell equals the CSV export', async () => {
+  it('an --out ending in .xlsx is a workbook (the umask\'s mode) whose every cell equals the CSV export', async () => {
     const csvPath = join(temp.dir, 'same.csv');
     const csv = await runCli(['export', '--out', csvPath, '--no-escape-formulas', '--quiet', ...TO], { env });
     expect(csv.code).toBe(0);
     const records = parse(await readFile(csvPath, 'utf8'), { relax_quotes: false }) as string[][];
     const rows = await sheetCells(xlsxPath);
 
-    expect((await stat(xlsxPath)).mode & 0o777).toBe(0o600);
+    expect((await stat(xlsxPath)).mode & 0o777).toBe(await umaskedMode(temp.dir));
     expect(rows).toHaveLength(SEED + 3);
     expect(rows.length).toBe(records.length);
     const header = records[0]!;
@@ -100,7 +100,8 @@ describe('ccs-bulk export --format xlsx', () => {
     const styleOf = (s: string) => xfs[Number(s)]!;
     expect(fonts[Number(/fontId="(\d)"/.exec(styleOf('1'))![1])]).toContain('<b/>');
     expect(styleOf('2')).toContain('numFmtId="164"');
-    expect(styles).toContain('<numFmt numFmtId="164" formatCode="yyyy-mm-dd hh:mm:ss.000"/>');
+    // The cells say UTC (quoted text in the format: still a date for every reader).
+    expect(styles).toContain('<numFmt numFmtId="164" formatCode="yyyy-mm-dd hh:mm:ss.000 &quot;UTC&quot;"/>');
     expect(styleOf('3')).toContain('numFmtId="49"');
 
     expect(sheetXml).toContain('<pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/>');

@@ -1,7 +1,8 @@
 /**
  * `ccs-bulk export`: connect, run the export pipeline, print the summary. Failures are thrown
- * (main.ts maps them: AuthError and an interrupt → 3, a broken server → 1, a refused page
- * size → 2); this only adds a line saying what happened to the output.
+ * (main.ts maps them: AuthError, an interrupt and an incomplete run → 3, a broken server → 1, a
+ * refused page size → 2); this only adds a line saying what happened to the output, once the
+ * run had started writing it.
  *
  * With --json the summary goes to stdout, except when the data itself goes there (`--out -`):
  * then it goes to stderr as one JSON line, so stdout stays a clean CSV/JSONL/xlsx stream.
@@ -10,10 +11,13 @@ import { type ExitCode, StoppedError, UsageError } from '../errors.js';
 import { type ExportSummary, exportClients } from '../export/run-export.js';
 import type { Io } from '../io.js';
 import type { Connection, ResolvedExportOptions } from '../options.js';
-import { counted, createProgress, formatDuration, formatLimits, progressDisplay } from '../progress.js';
+import { createProgress, progressDisplay } from '../progress.js';
 import { type LogFile, withLogFile } from '../log-file.js';
 import { connect } from './connect.js';
+import { formatExportSummary } from './export-summary.js';
 import { reportSweep } from './stale-temps.js';
+
+export { formatExportSummary };
 
 export async function runExport(options: ResolvedExportOptions, io: Io): Promise<ExitCode> {
   const { export: settings, connection } = options;
@@ -27,7 +31,20 @@ export async function runExport(options: ResolvedExportOptions, io: Io): Promise
       'xlsx_to_terminal',
     );
   }
-  return withLogFile(settings.logFile, 'export', (log) => exportWith(options, connection, io, log));
+  const run: RunState = { out: undefined, planned: false, replaces: false };
+  return withLogFile(
+    settings.logFile,
+    'export',
+    (log) => exportWith(options, connection, io, log, run),
+    () => ({ out: run.out ?? settings.out }),
+  );
+}
+
+/** What the run learnt of its output before failing: its filled-in name, whether it started, whether a file was there. */
+interface RunState {
+  out: string | undefined;
+  planned: boolean;
+  replaces: boolean;
 }
 
 async function exportWith(
@@ -35,16 +52,10 @@ async function exportWith(
   connection: Connection,
   io: Io,
   log: LogFile | undefined,
+  run: RunState,
 ): Promise<ExitCode> {
   const settings = options.export;
   const toStdout = settings.out === '-';
-  log?.run('run_started', {
-    out: settings.out,
-    report: settings.report,
-    since_last: settings.sinceLast,
-    status: settings.status,
-    credit_status: settings.creditStatus,
-  });
   const connected = await connect(
     connection,
     {
@@ -66,20 +77,28 @@ async function exportWith(
       ...settings,
       service: connected.service,
       out: toStdout ? io.stdout : settings.out,
-      sinceLast: settings.sinceLast,
-      overwrite: settings.overwrite,
-      gzip: settings.gzip,
       signal: io.signal,
       onProgress: (snapshot) => progress.update(snapshot),
       onStaleTemps: reportSweep(options.quiet, io, log),
+      // Logged once the name is filled in: the log says which file this run was about.
+      onOutName: (out) => {
+        run.out = toStdout ? 'stdout' : out;
+        log?.run('run_started', {
+          out: run.out,
+          report: settings.report,
+          since_last: settings.sinceLast,
+          new_since_last: settings.newSinceLast,
+          status: settings.status,
+          credit_status: settings.creditStatus,
+        });
+      },
+      onPlan: (plan) => {
+        run.planned = true;
+        run.replaces = plan.replaces;
+      },
     }).finally(() => progress.stop());
   } catch (error) {
-    const what = error instanceof StoppedError ? 'export interrupted' : 'export failed';
-    io.stderr.write(
-      toStdout
-        ? `ccs-bulk: ${what}: what was written to stdout is incomplete\n`
-        : `ccs-bulk: ${what}: ${settings.out} was not written (an existing file keeps its old content)\n`,
-    );
+    io.stderr.write(failureLine(error, run, toStdout));
     throw error;
   } finally {
     await connected.close();
@@ -92,6 +111,7 @@ async function exportWith(
     requests: report.requests,
     created_from: report.filters.createdFrom,
     created_to: report.filters.createdTo,
+    account: report.account,
     elapsed_ms: report.elapsedMs,
     exit_code: 0,
   });
@@ -100,59 +120,15 @@ async function exportWith(
   return 0;
 }
 
-export function formatExportSummary(summary: ExportSummary): string {
-  const { filters } = summary;
-  const lines = [
-    `Exported ${counted(summary.rows, 'client')} in ${formatDuration(summary.elapsedMs)} (${summary.rowsPerSecond} rows/s) ` +
-      `to ${summary.out} (${summary.format}${summary.gzip ? ', gzip' : ''}): ${summary.pages} pages of up to ${summary.pageSize}, ` +
-      `page base ${summary.pageBase ?? '?'}, ${filters.direction}`,
-  ];
-  const where = [
-    filters.status && `status in ${filters.status.join(',')}`,
-    filters.creditStatus && `credit_status in ${filters.creditStatus.join(',')}`,
-    filters.createdFrom && `created_at ≥ ${filters.createdFrom}`,
-  ].filter(Boolean);
-  if (summary.rows === 0) {
-    lines.push(
-      summary.format === 'csv'
-        ? '  no client matched: the file holds the header row only'
-        : '  no client matched: the file holds no rows',
-    );
-  }
-  if (where.length > 0) lines.push(`  filters: ${where.join(', ')}`);
-  const incremental = summary.incremental;
-  if (incremental) {
-    lines.push(
-      incremental.previousBound === undefined
-        ? `  incremental: first run, ${incremental.state} created`
-        : `  incremental: clients created since the last run (created_at ≥ ${incremental.previousBound}; ` +
-            `${incremental.skippedAtBound} already exported at that bound skipped), ${incremental.state} updated`,
-    );
-  }
-  lines.push(
-    summary.createdToPinned
-      ? `  created_at ≤ ${filters.createdTo}: pinned to the export's start (no --created-to), so clients created during the export are not included`
-      : `  created_at ≤ ${filters.createdTo}`,
-  );
-  lines.push(`  prefetch: ${formatLimits(summary.prefetch, 'pages ahead')}`);
-  lines.push(...formatCounts(summary.counts));
-  if (summary.duplicatesDropped > 0) {
-    lines.push(`  ${summary.duplicatesDropped} clients sent again by the service were written once`);
-  }
-  return `${lines.join('\n')}\n`;
-}
-
-/** A small status × credit_status table, for the report's reader. */
-function formatCounts(counts: ExportSummary['counts']): string[] {
-  const statuses = Object.keys(counts).sort();
-  if (statuses.length === 0) return [];
-  const credits = [...new Set(statuses.flatMap((status) => Object.keys(counts[status]!)))].sort();
-  const header = ['status', ...credits, 'total'];
-  const rows = statuses.map((status) => {
-    const cells = credits.map((credit) => counts[status]![credit] ?? 0);
-    return [status, ...cells.map(String), String(cells.reduce((a, b) => a + b, 0))];
-  });
-  const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => row[i]!.length)));
-  const line = (row: string[]) => `  ${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ')}`;
-  return [line(header), ...rows.map(line)];
+/**
+ * What became of the output, said only once the run had planned it (before that, the error
+ * alone says what is wrong): the file it names, and its old content only if there was one.
+ */
+function failureLine(error: unknown, run: RunState, toStdout: boolean): string {
+  // A state that could not be saved after the file was put in place: its message says so.
+  if (!run.planned || (error instanceof UsageError && error.code === 'state_invalid')) return '';
+  const what = error instanceof StoppedError && error.code === 'interrupted' ? 'export interrupted' : 'export failed';
+  if (toStdout) return `ccs-bulk: ${what}: what was written to stdout is incomplete\n`;
+  const kept = run.replaces ? ' (the existing file keeps its old content)' : '';
+  return `ccs-bulk: ${what}: ${run.out} was not written${kept}\n`;
 }

@@ -11,17 +11,12 @@
  */
 import type { ExportColumn, FlatClient } from './columns.js';
 import { csvRecord } from '../csv-text.js';
+import type { Encoder } from './encoder.js';
 import { escapeFormula } from './escape.js';
 import type { ExportFormat } from './options.js';
 import { createSheetEncoder } from './xlsx-sheet.js';
 
-export interface Encoder {
-  /** The text before the first row: BOM and header (CSV), nothing (JSONL). */
-  start(): string;
-  encode(clients: readonly FlatClient[]): string;
-  /** The text after the last row (the end of an xlsx sheet). */
-  end(): string;
-}
+export type { Encoder };
 
 export interface EncoderOptions {
   format: ExportFormat;

@@ -14,8 +14,10 @@ import {
 } from '../service/schemas.js';
 import { MAX_IN_FLIGHT, machineLimits, pageBound } from '../service/in-flight-bound.js';
 import { EXPORT_COLUMNS, type ExportColumn } from './columns.js';
+import { readCreatedBound } from './created-bound.js';
 import { EXPORT_DEFAULTS, EXPORT_FORMATS, type ExportFormat } from './defaults.js';
 
+export { parseCreatedBound } from './created-bound.js';
 export { EXPORT_DEFAULTS, EXPORT_FORMATS, type ExportFormat };
 
 export const MAX_PAGE_SIZE = 1000;
@@ -37,6 +39,8 @@ export interface ExportOptions {
   createdFrom: string | undefined;
   /** Inclusive upper bound, as createdFrom; absent = pinned to the export's start at run time. */
   createdTo: string | undefined;
+  /** How a bound without a time zone was read, for the summary. */
+  boundNotes: readonly string[];
   direction: Direction;
   pageSize: number;
   /** Pages requested ahead of the writer: a fixed number, or `auto` (adapted, up to maxPrefetch). */
@@ -52,13 +56,15 @@ export interface ExportSettings {
   escapeFormulas?: boolean | undefined;
   status?: readonly string[] | string | undefined;
   creditStatus?: readonly string[] | string | undefined;
-  /** ISO 8601 date or date-time (see parseCreatedBound). */
+  /** ISO 8601 date, month or date-time (see created-bound.ts). */
   createdFrom?: string | undefined;
   createdTo?: string | undefined;
   direction?: Direction | undefined;
   pageSize?: number | undefined;
   prefetch?: number | 'auto' | undefined;
   maxPrefetch?: number | undefined;
+  /** Notes of an earlier reading of the bounds (the command's), kept for the summary. */
+  boundNotes?: readonly string[] | undefined;
 }
 
 const bad = (message: string) => new UsageError(message, 'bad_option');
@@ -88,14 +94,13 @@ export function checkExportSettings(
   if (!DIRECTIONS.includes(direction)) {
     throw bad(`${name('direction', 'direction')} must be asc or desc (got "${direction}")`);
   }
-  const createdFrom =
+  const from =
     settings.createdFrom === undefined
       ? undefined
-      : parseCreatedBound(settings.createdFrom, 'from', name('created-from', 'createdFrom'));
-  const createdTo =
-    settings.createdTo === undefined
-      ? undefined
-      : parseCreatedBound(settings.createdTo, 'to', name('created-to', 'createdTo'));
+      : readCreatedBound(settings.createdFrom, 'from', name('created-from', 'createdFrom'));
+  const to =
+    settings.createdTo === undefined ? undefined : readCreatedBound(settings.createdTo, 'to', name('created-to', 'createdTo'));
+  const [createdFrom, createdTo] = [from?.iso, to?.iso];
   if (createdFrom !== undefined && createdTo !== undefined && createdFrom > createdTo) {
     throw bad(
       `${name('created-from', 'createdFrom')} (${createdFrom}) is after ${name('created-to', 'createdTo')} (${createdTo})`,
@@ -123,6 +128,7 @@ export function checkExportSettings(
     ),
     createdFrom,
     createdTo,
+    boundNotes: [...(settings.boundNotes ?? []), from?.note, to?.note].filter((note) => note !== undefined),
     direction,
     pageSize,
     prefetch: prefetch === 'auto' ? prefetch : wholeNumber(prefetch, name('prefetch', 'prefetch'), MAX_PREFETCH),
@@ -188,49 +194,4 @@ function parseChoices<T extends string>(
     throw bad(`${label}: unknown value "${item}"${hint}; valid values are ${allowed.join(', ')}`);
   }
   return [...new Set(items)] as T[];
-}
-
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
-
-/**
- * ISO 8601 date or date-time → an inclusive bound as a UTC instant with milliseconds.
- *
- * The rule: both bounds are inclusive, and everything is UTC. A bare date as the lower bound
- * means its first millisecond (00:00:00.000Z); as the upper bound it covers the whole day
- * (23:59:59.999Z), so `--created-from 2025-01-01 --created-to 2025-01-31` is all of January.
- * A date-time without an offset is UTC; one with an offset is converted. The service's own
- * reading of a bare date is not published, so only explicit instants are sent.
- */
-export function parseCreatedBound(text: string, bound: 'from' | 'to', label: string): string {
-  const value = text.trim();
-  const date = DATE.exec(value);
-  if (date) {
-    if (!isRealDate(value)) throw badDate(label, text);
-    return `${value}T${bound === 'from' ? '00:00:00.000' : '23:59:59.999'}Z`;
-  }
-  const match = DATE_TIME.exec(value);
-  if (!match) throw badDate(label, text);
-  const [, day = '', hh = '', mm = '', ss = '00', fraction = '', zone = 'Z'] = match;
-  if (!isRealDate(day) || Number(hh) > 23 || Number(mm) > 59 || Number(ss) > 59) throw badDate(label, text);
-  // Date.parse takes milliseconds at most and an offset with a colon; finer digits are cut.
-  const millis = fraction.slice(1).padEnd(3, '0').slice(0, 3);
-  const offset = zone.toUpperCase() === 'Z' ? 'Z' : `${zone.slice(0, 3)}:${zone.slice(-2)}`;
-  const ms = Date.parse(`${day}T${hh}:${mm}:${ss}.${millis}${offset}`);
-  if (Number.isNaN(ms)) throw badDate(label, text);
-  return new Date(ms).toISOString();
-}
-
-function isRealDate(text: string): boolean {
-  const match = DATE.exec(text);
-  if (!match) return false;
-  const [y, m, d] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(Date.UTC(y, m - 1, d));
-  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
-}
-
-function badDate(label: string, text: string): UsageError {
-  return bad(
-    `${label} must be an ISO 8601 date or date-time, e.g. 2025-01-31 or 2025-01-31T18:00:00Z (got "${text}")`,
-  );
 }

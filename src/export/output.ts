@@ -1,6 +1,7 @@
 /**
  * Where the export's bytes go. A file is written to a temp file beside it (same directory,
- * so the rename is atomic on one file system), mode 0600 as it holds personal data, and renamed
+ * so the rename is atomic on one file system), with the umask's mode (a report is shared: a
+ * mail job or a team folder reads it) or the one asked for (`--file-mode`), and renamed
  * into place only on success: a failed or interrupted export never leaves a half file under
  * the final name, and removes its temp file. A stream (stdout) is written as is and not ended.
  * Every write waits for 'drain' when the destination lags: memory stays one page deep.
@@ -8,7 +9,7 @@
 import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import { rename, stat, unlink } from 'node:fs/promises';
+import { chmod, rename, stat, unlink } from 'node:fs/promises';
 import { OutputError, UsageError } from '../errors.js';
 import { tempBeside } from '../temp-files.js';
 
@@ -28,6 +29,8 @@ export interface FileOutputOptions {
   gzip?: boolean | undefined;
   /** Replace an existing file; otherwise an existing file is refused (output_exists) before any request. */
   overwrite?: boolean | undefined;
+  /** The file's permission bits, whatever the umask; default: 0666 less the umask. */
+  mode?: number | undefined;
 }
 
 export async function openOutput(
@@ -45,19 +48,26 @@ export async function openOutput(
   }
   if (!options.overwrite && (await stat(out).catch(() => undefined)) !== undefined) {
     throw new UsageError(
-      `${out} exists: an export never replaces a file silently; pass --overwrite, or a dated name such as --out 'report-{date}.csv'`,
+      `${out} exists: an export never replaces a file silently; pass --overwrite, or name another file`,
       'output_exists',
     );
   }
   const temp = tempBeside(out);
   // 'wx': never follow or reuse someone else's file at the temp name.
-  const file = createWriteStream(temp, { flags: 'wx', mode: 0o600 });
+  const file = createWriteStream(temp, { flags: 'wx', mode: 0o666 });
+  let opened = false;
   try {
     await new Promise<void>((resolve, reject) => {
       file.once('open', () => resolve());
       file.once('error', reject);
     });
+    opened = true;
+    // chmod, not the create mode: the umask would take bits away from an explicit mode.
+    if (options.mode !== undefined) await chmod(temp, options.mode);
   } catch (error) {
+    file.destroy();
+    // Only a temp file of ours: 'wx' failing means someone else's file is at that name.
+    if (opened) await unlink(temp).catch(() => {});
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     throw new UsageError(`cannot write the export next to ${out}: ${code} (${temp})`, 'output_unwritable', {
       cause: error,

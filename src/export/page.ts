@@ -50,6 +50,8 @@ export interface PagingStats {
   inFlight: number;
   /** True while the writer waits for the next page: the network, not the writer, is behind. */
   waiting: boolean;
+  /** The documented end: the number of the first short or empty page, once it arrived. */
+  endPage: number | undefined;
 }
 
 /** Full pages in a row that bring no new id before the server is declared broken. */
@@ -58,7 +60,7 @@ const MAX_STALE_PAGES = 3;
 type Settled = { ok: true; page: ListPage } | { ok: false; error: unknown };
 
 export function newPagingStats(pageSize: number): PagingStats {
-  return { pageBase: undefined, pageSize, pages: 0, requests: 0, duplicates: 0, inFlight: 0, waiting: false };
+  return { pageBase: undefined, pageSize, pages: 0, requests: 0, duplicates: 0, inFlight: 0, waiting: false, endPage: undefined };
 }
 
 /**
@@ -135,7 +137,10 @@ export async function* pageClients(
         stats.pages++;
         yield verdict;
       }
-      if (isLast) return;
+      if (isLast) {
+        stats.endPage = number;
+        return;
+      }
       // Prefetched pages may all be ready: the wait below would not notice the abort.
       if (signal?.aborted) throw interrupted();
       number++;

@@ -9,8 +9,11 @@
  */
 import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
+import type { Client } from '../service/schemas.js';
 import { tempBeside } from '../temp-files.js';
+import { checkStateFilters, type IncrementalRun, stateFilters } from './incremental.js';
 
 const STATE_VERSION = 1;
 
@@ -27,22 +30,24 @@ const stateSchema = z.object({
     status: z.array(z.string()).nullable(),
     creditStatus: z.array(z.string()).nullable(),
   }),
-  last: z.object({ out: z.string(), rows: z.number(), finishedAt: z.string() }),
+  /**
+   * The last run's file and its window's start (`from`, null for "from the beginning") with the
+   * ids it skipped there: enough to export that window again when its file is replaced.
+   */
+  last: z.object({
+    out: z.string(),
+    rows: z.number(),
+    finishedAt: z.string(),
+    from: z.string().nullable().optional(),
+    skipAtFrom: z.array(seenSchema).optional(),
+  }),
 });
 
 export type SinceLastState = z.infer<typeof stateSchema>;
 export type SeenClient = z.infer<typeof seenSchema>;
-export type StateFilters = SinceLastState['filters'];
 
 /** One second below the bound's second: covers a service that rounds instead of truncating. */
 const NEAR_MS = 1000;
-
-export function stateFilters(status: readonly string[] | undefined, creditStatus: readonly string[] | undefined): StateFilters {
-  return {
-    status: status ? [...status].sort() : null,
-    creditStatus: creditStatus ? [...creditStatus].sort() : null,
-  };
-}
 
 /** The state, or undefined before the first run. A damaged state is exit 2, never a silent full export. */
 export async function readState(path: string): Promise<SinceLastState | undefined> {
@@ -69,19 +74,6 @@ export async function readState(path: string): Promise<SinceLastState | undefine
     );
   }
   return parsed.data;
-}
-
-/** Refuses a state made with other filters: its bound says nothing about this filter's window. */
-export function checkStateFilters(path: string, state: SinceLastState, filters: StateFilters): void {
-  const same = JSON.stringify(state.filters) === JSON.stringify(filters);
-  if (!same) {
-    const show = (f: StateFilters) =>
-      `status ${f.status?.join(',') ?? 'any'}, credit_status ${f.creditStatus?.join(',') ?? 'any'}`;
-    throw new UsageError(
-      `the state file ${path} was made with ${show(state.filters)}, not ${show(filters)}: use one state file per report`,
-      'state_mismatch',
-    );
-  }
 }
 
 /** Collects the clients written near the new bound, to be skipped by the next run. */
@@ -123,4 +115,67 @@ export async function writeState(path: string, state: SinceLastState): Promise<v
       'state_invalid',
     );
   }
+}
+
+export interface SinceLastSettings {
+  status: readonly string[] | undefined;
+  creditStatus: readonly string[] | undefined;
+  createdFrom: string | undefined;
+}
+
+/**
+ * The run's window: from the last bound (skipping the ids written at it) to `started`; or, when
+ * the last run's file is replaced, from that run's own start, so its clients are written again.
+ */
+export function startSinceLast(
+  path: string,
+  state: SinceLastState | undefined,
+  settings: SinceLastSettings,
+  started: Date,
+  replay: boolean,
+): IncrementalRun {
+  const filters = stateFilters(settings.status, settings.creditStatus);
+  if (state) checkStateFilters(path, state.filters, filters);
+  if (replay && state && (state.last.from === undefined || state.last.skipAtFrom === undefined)) {
+    throw new UsageError(
+      `${state.last.out} is the last output of ${path}, written by an older ccs-bulk that did not record its window: ` +
+        'move the file away (the next run exports only the new clients), or name another file',
+      'output_exists',
+    );
+  }
+  let createdTo = started.toISOString();
+  // A clock set back since the last run: keep the old bound rather than send from > to.
+  if (state && state.bound > createdTo) createdTo = state.bound;
+  const createdFrom = !state ? settings.createdFrom : replay ? (state.last.from ?? undefined) : state.bound;
+  const skipList = !state ? [] : replay ? (state.last.skipAtFrom ?? []) : state.near;
+  const skip = new Set(skipList.map((client) => client.id));
+  const near = new NearBound(createdTo);
+  near.carry(skipList);
+  let skipped = 0;
+  return {
+    createdFrom,
+    createdTo,
+    select(clients: readonly Client[]) {
+      const kept = skip.size === 0 ? [...clients] : clients.filter((client) => !skip.has(client.id));
+      skipped += clients.length - kept.length;
+      for (const client of kept) near.add(client.id, client.created_at ?? '');
+      return kept;
+    },
+    save: (out, rows) =>
+      writeState(path, {
+        version: STATE_VERSION,
+        bound: createdTo,
+        near: near.list(),
+        filters,
+        last: { out: resolve(out), rows, finishedAt: new Date().toISOString(), from: createdFrom ?? null, skipAtFrom: skipList },
+      }),
+    summary: () => ({
+      mode: 'since-last',
+      state: path,
+      resumed: state !== undefined,
+      previousBound: state?.bound,
+      skippedAtBound: skipped,
+      ...(replay && state && { replaced: { out: state.last.out, from: createdFrom ?? null } }),
+    }),
+  };
 }

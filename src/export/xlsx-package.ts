@@ -39,10 +39,14 @@ const WORKBOOK_RELS =
   `<Relationship Id="rId2" Type="${DOC_RELS}/styles" Target="styles.xml"/></Relationships>`;
 
 const FONT = '<sz val="11"/><name val="Calibri"/><family val="2"/>';
-/** Cell formats in STYLE order: default, bold text header, UTC date-time with ms, text (@). */
+/**
+ * Cell formats in STYLE order: default, bold text header, date-time with ms, text (@). The
+ * date-time's format shows ` UTC` after the time (quoted text: readers still take it for a date),
+ * so a cell says it is not local time; the header stays `created_at`, as in CSV and on import.
+ */
 const STYLES =
   `${XML}<styleSheet xmlns="${MAIN}">` +
-  '<numFmts count="1"><numFmt numFmtId="164" formatCode="yyyy-mm-dd hh:mm:ss.000"/></numFmts>' +
+  '<numFmts count="1"><numFmt numFmtId="164" formatCode="yyyy-mm-dd hh:mm:ss.000 &quot;UTC&quot;"/></numFmts>' +
   `<fonts count="2"><font>${FONT}</font><font><b/>${FONT}</font></fonts>` +
   '<fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills>' +
   '<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>' +

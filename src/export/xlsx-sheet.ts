@@ -6,7 +6,7 @@
  */
 import { UsageError } from '../errors.js';
 import type { ExportColumn } from './columns.js';
-import type { Encoder } from './encode.js';
+import type { Encoder } from './encoder.js';
 import { keepLookalike } from './escape.js';
 import { STYLE } from './xlsx-package.js';
 

@@ -8,7 +8,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type AuthState, checkBearer, checkSignature, type SignatureCheck } from './auth.js';
 import type { Faults } from './faults.js';
 import { type ErrorSpec, errorReply, type Reply } from './respond.js';
-import { createClient, getClient, listClients, type RouteDeps, resolveRoute, type SandboxStats } from './routes.js';
+import {
+  createClient,
+  getClient,
+  listClients,
+  type RouteDeps,
+  resolveRoute,
+  type SandboxStats,
+  setClientStatus,
+} from './routes.js';
 
 /** What every request of one sandbox shares. */
 export interface SandboxState {
@@ -97,6 +105,16 @@ async function handleRequest(state: SandboxState, req: IncomingMessage, res: Ser
   if (path === undefined) return fail(outsideBasePath(req.method ?? 'GET', req.url ?? '/', state.basePath));
   const route = resolveRoute(req.method ?? 'GET', path);
   if ('status' in route) return fail(route);
+
+  // The sandbox's own admin call (no signature, no injected faults): a client's status changes.
+  if (route.name === 'setStatus') {
+    const read = await readBody(req);
+    if (read === 'aborted' || state.closed) return;
+    if (read === 'too_large') {
+      return fail({ status: 400, type: 'invalid_request_error', code: 'body_too_large', message: `The request body exceeds ${MAX_BODY_BYTES} bytes.` });
+    }
+    return send(state, req, res, requestId, setClientStatus(state.deps, requestId, route.id, read), started);
+  }
 
   let body: Buffer | undefined;
   if (route.name === 'create') {

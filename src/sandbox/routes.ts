@@ -6,6 +6,7 @@
 import { type ListLimits, parseListQuery } from './query.js';
 import type { ErrorSpec, Reply } from './respond.js';
 import { clientReply, errorReply, listReply } from './respond.js';
+import { CLIENT_STATUSES, type ClientStatus, CREDIT_STATUSES, type CreditStatus } from '../service/schemas.js';
 import { clientJson, type SandboxStore } from './store.js';
 import type { checkCreateBody } from './validate.js';
 
@@ -36,7 +37,14 @@ export interface RouteDeps {
   checkBody: ReturnType<typeof checkCreateBody>;
 }
 
-export type Route = { name: 'create' } | { name: 'list'; search: string } | { name: 'get'; id: string };
+export type Route =
+  | { name: 'create' }
+  | { name: 'list'; search: string }
+  | { name: 'get'; id: string }
+  | { name: 'setStatus'; id: string };
+
+/** The sandbox's own admin call (no such operation on the service): `POST /_sandbox/clients/{id}/status`. */
+const SET_STATUS = /^\/_sandbox\/clients\/([^/]+)\/status$/;
 
 function methodNotAllowed(method: string, path: string, allow: string): ErrorSpec {
   return {
@@ -57,6 +65,11 @@ export function resolveRoute(method: string, url: string): Route | ErrorSpec {
     return method === 'POST' ? { name: 'create' } : methodNotAllowed(method, path, 'POST');
   if (path === '/v1/clients')
     return method === 'GET' ? { name: 'list', search } : methodNotAllowed(method, path, 'GET');
+  const admin = SET_STATUS.exec(path);
+  if (admin) {
+    if (method !== 'POST') return methodNotAllowed(method, path, 'POST');
+    return { name: 'setStatus', id: safeDecode(admin[1]!) };
+  }
   if (path.startsWith('/v1/clients/') && path.indexOf('/', 12) === -1 && path.length > 12) {
     if (method !== 'GET') return methodNotAllowed(method, path, 'GET');
     try {
@@ -124,6 +137,45 @@ export function listClients(deps: RouteDeps, requestId: string, search: string):
   const matching = deps.store.query(filter, direction, cacheKey);
   const offset = (page - deps.limits.pageBase) * size;
   return listReply(page, size, direction, matching.slice(offset, offset + size).map(clientJson));
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return '';
+  }
+}
+
+/** `{"status": "approved", "credit_status": "active"}` (either or both) → the client, changed. */
+export function setClientStatus(deps: RouteDeps, requestId: string, id: string, body: Buffer): Reply {
+  let change: Record<string, unknown>;
+  try {
+    change = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    change = {};
+  }
+  const status = change?.status;
+  const credit = change?.credit_status;
+  const valid =
+    (status !== undefined || credit !== undefined) &&
+    (status === undefined || (CLIENT_STATUSES as readonly unknown[]).includes(status)) &&
+    (credit === undefined || (CREDIT_STATUSES as readonly unknown[]).includes(credit));
+  if (!valid) {
+    return errorReply(requestId, {
+      status: 400,
+      type: 'invalid_request_error',
+      code: 'parameter_invalid',
+      message: `Send {"status": one of ${CLIENT_STATUSES.join(', ')}} and/or {"credit_status": active or inactive}.`,
+      param: 'status',
+    });
+  }
+  const changed = deps.store.setStatus(id, {
+    ...(status !== undefined && { status: status as ClientStatus }),
+    ...(credit !== undefined && { credit_status: credit as CreditStatus }),
+  });
+  if (changed) return clientReply(200, clientJson(deps.store.stored(id)!));
+  return getClient(deps, requestId, id);
 }
 
 export function getClient(deps: RouteDeps, requestId: string, id: string): Reply {

@@ -55,7 +55,8 @@ export interface ListFilter {
 /** A stored client with its sort time and its JSON, serialized on first use. */
 export interface StoredClient {
   readonly ms: number;
-  readonly client: SandboxClient;
+  /** Replaced (never mutated) by setStatus, the one change a stored client may see. */
+  client: SandboxClient;
   json: string | undefined;
 }
 
@@ -162,6 +163,20 @@ export class SandboxStore {
     const stored = this.#insert(make());
     this.#byKey.set(key, { fields, stored });
     return { kind: 'created', stored };
+  }
+
+  /**
+   * A review decision, as the service's back office would make it (sandbox only: the service
+   * publishes no such operation): the client's status and/or credit status change in place,
+   * keeping its id and created_at. Undefined for an unknown id.
+   */
+  setStatus(id: string, change: { status?: ClientStatus; credit_status?: CreditStatus }): SandboxClient | undefined {
+    const entry = this.#byId.get(id);
+    if (!entry) return undefined;
+    entry.client = Object.freeze({ ...entry.client, ...change });
+    entry.json = undefined;
+    this.#version++;
+    return entry.client;
   }
 
   /** The clients matching `filter`, in `direction` order; callers slice pages from it. */

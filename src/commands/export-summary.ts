@@ -1,0 +1,88 @@
+/**
+ * The export's human summary on stderr: what was written where, the window as understood (UTC),
+ * the incremental state, the counts by status. Tuning figures (prefetch) are for --json only.
+ */
+import type { ExportSummary } from '../export/run-export.js';
+import { counted, formatDuration } from '../progress.js';
+
+export function formatExportSummary(summary: ExportSummary): string {
+  const { filters } = summary;
+  const lines = [
+    `Exported ${counted(summary.rows, 'client')} in ${formatDuration(summary.elapsedMs)} (${summary.rowsPerSecond} rows/s) ` +
+      `to ${summary.out} (${summary.format}${summary.gzip ? ', gzip' : ''}): ${counted(summary.pages, 'page')} of up to ${summary.pageSize}, ` +
+      `page base ${summary.pageBase ?? '?'}, ${filters.direction}`,
+  ];
+  if (summary.rows === 0) {
+    lines.push(
+      summary.format === 'csv'
+        ? '  no client matched: the file holds the header row only'
+        : '  no client matched: the file holds no rows',
+    );
+  }
+  const where = [
+    filters.status && `status in ${filters.status.join(',')}`,
+    filters.creditStatus && `credit_status in ${filters.creditStatus.join(',')}`,
+  ].filter(Boolean);
+  if (where.length > 0) lines.push(`  filters: ${where.join(', ')}`);
+  lines.push(...formatWindow(summary), ...formatIncremental(summary));
+  lines.push(...formatCounts(summary.counts));
+  if (summary.duplicatesDropped > 0) {
+    lines.push(`  ${counted(summary.duplicatesDropped, 'client')} sent again by the service written once`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The created_at window as sent, in UTC, and how a bound without a zone was read. */
+function formatWindow(summary: ExportSummary): string[] {
+  const { filters } = summary;
+  const from = filters.createdFrom === undefined ? 'the first client' : filters.createdFrom;
+  const pinned = summary.createdToPinned
+    ? " (pinned to the export's start: clients created during the export are not included)"
+    : '';
+  return [`  created_at (UTC): ${from} to ${filters.createdTo}${pinned}`, ...filters.notes.map((note) => `  ${note}`)];
+}
+
+function formatIncremental(summary: ExportSummary): string[] {
+  const incremental = summary.incremental;
+  if (!incremental) return [];
+  const lines: string[] = [];
+  if (incremental.replaced) {
+    lines.push(`  ${incremental.replaced.out} replaced: the clients it held were exported again, with the new ones`);
+  }
+  if (incremental.mode === 'new-since-last') {
+    const size = incremental.stateBytes === undefined ? '' : `, ${formatBytes(incremental.stateBytes)}`;
+    lines.push(
+      `  incremental: clients that entered the filter since the last run (${incremental.skippedAtBound} already reported skipped); ` +
+        `${incremental.state} ${incremental.resumed ? 'updated' : 'created'} (${counted(incremental.reported ?? 0, 'client')} reported${size})`,
+    );
+  } else {
+    lines.push(
+      incremental.previousBound === undefined
+        ? `  incremental: first run, ${incremental.state} created`
+        : `  incremental: clients created since the last run (${incremental.skippedAtBound} already exported at the bound skipped), ` +
+            `${incremental.state} updated`,
+    );
+  }
+  return lines;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** A small status × credit_status table, for the report's reader. */
+function formatCounts(counts: ExportSummary['counts']): string[] {
+  const statuses = Object.keys(counts).sort();
+  if (statuses.length === 0) return [];
+  const credits = [...new Set(statuses.flatMap((status) => Object.keys(counts[status]!)))].sort();
+  const header = ['status', ...credits, 'total'];
+  const rows = statuses.map((status) => {
+    const cells = credits.map((credit) => counts[status]![credit] ?? 0);
+    return [status, ...cells.map(String), String(cells.reduce((a, b) => a + b, 0))];
+  });
+  const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => row[i]!.length)));
+  const line = (row: string[]) => `  ${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ')}`;
+  return [line(header), ...rows.map(line)];
+}

@@ -1,0 +1,123 @@
+/**
+ * Everything an export decides before its first request, as plain data: the output's filled-in
+ * name and whether it replaces a file, the locks, the incremental window and the filters sent.
+ * Every refusal (a name, an existing file, a damaged state) happens here, before any request.
+ */
+import { stat } from 'node:fs/promises';
+import { UsageError } from '../errors.js';
+import { lockOutput } from '../import/output-files.js';
+import type { FileLock } from '../lock.js';
+import { sweepStaleTemps } from '../temp-files.js';
+import type { IncrementalRun, LastOutput } from './incremental.js';
+import { replacesLast } from './incremental.js';
+import { readReported, startNewSinceLast } from './new-since-last.js';
+import type { checkExportSettings } from './options.js';
+import { datedNameHint, expandOutName, isGzipName } from './out-name.js';
+import type { PageFilters } from './page.js';
+import { readState, startSinceLast } from './since-last.js';
+
+export type CheckedSettings = ReturnType<typeof checkExportSettings>;
+
+export interface PlanInput {
+  out: string | NodeJS.WritableStream;
+  sinceLast?: string | undefined;
+  newSinceLast?: string | undefined;
+  overwrite?: boolean | undefined;
+  gzip?: boolean | undefined;
+  report?: string | undefined;
+  now?: (() => Date) | undefined;
+  onStaleTemps?: ((removed: string[]) => void) | undefined;
+  /** The output's name with its placeholders filled in ('stream' for one), as soon as it is known (for a log). */
+  onOutName?: ((out: string) => void) | undefined;
+}
+
+export interface ExportPlan {
+  started: Date;
+  /** The file, its placeholders filled in, or the stream. */
+  out: string | NodeJS.WritableStream;
+  gzip: boolean;
+  /** An existing file will be replaced when the export succeeds. */
+  replaces: boolean;
+  incremental: IncrementalRun | undefined;
+  filters: PageFilters;
+}
+
+export async function planExport(input: PlanInput, settings: CheckedSettings, locks: FileLock[]): Promise<ExportPlan> {
+  const statePath = checkModes(input, settings);
+  const started = (input.now ?? (() => new Date()))();
+  const out = typeof input.out === 'string' ? expandOutName(input.out, started, input.report) : input.out;
+  input.onOutName?.(typeof out === 'string' ? out : 'stream');
+  const gzip = typeof out === 'string' && (input.gzip === true || isGzipName(out));
+  if (gzip && settings.format === 'xlsx') throw new UsageError('an xlsx workbook is already compressed: drop gzip', 'bad_option');
+  if (input.gzip === true && typeof out !== 'string') throw new UsageError('gzip applies to a file output', 'bad_option');
+  // One run per output and per state file: two overlapping runs would clobber both.
+  if (typeof out === 'string') locks.push(lockOutput(out, 'the export file'));
+  if (statePath !== undefined) locks.push(lockOutput(statePath, 'the state file'));
+  // Held: a temp file beside them whose writer is gone (kill -9) is removed.
+  const swept = sweepStaleTemps(locks);
+  if (swept.length > 0) input.onStaleTemps?.(swept);
+  const found = typeof out === 'string' ? await stat(out).catch(() => undefined) : undefined;
+  if (found?.isDirectory()) {
+    throw new UsageError(`cannot write the export to ${out as string}: it is a directory (name a file in it)`, 'output_unwritable');
+  }
+  const replaces = found !== undefined;
+  if (replaces && input.overwrite !== true) throw outputExists(out as string, input.out as string, statePath !== undefined);
+  const incremental = await startIncremental(input, settings, started, replaces ? (out as string) : undefined);
+  const createdFrom = incremental ? incremental.createdFrom : settings.createdFrom;
+  // Without an upper bound, clients created while we page would shift later pages (in desc
+  // order every page) and change the result mid-way; the start instant fixes the set.
+  const createdTo = incremental ? incremental.createdTo : (settings.createdTo ?? started.toISOString());
+  const filters: PageFilters = {
+    direction: settings.direction,
+    ...(settings.status && { status: settings.status }),
+    ...(settings.creditStatus && { credit_status: settings.creditStatus }),
+    ...(createdFrom !== undefined && { 'created_at.from': createdFrom }),
+    'created_at.to': createdTo,
+  };
+  return { started, out, gzip, replaces, incremental, filters };
+}
+
+/** The incremental modes' conditions; returns the state file, if any. */
+function checkModes(input: PlanInput, settings: CheckedSettings): string | undefined {
+  if (input.sinceLast !== undefined && input.newSinceLast !== undefined) {
+    throw new UsageError(
+      'since-last (clients created since the last run) and new-since-last (clients that entered the filter since the last run) exclude each other: pick one',
+      'bad_option',
+    );
+  }
+  const statePath = input.sinceLast ?? input.newSinceLast;
+  if (statePath === undefined) return undefined;
+  if (typeof input.out !== 'string')
+    throw new UsageError('an incremental export needs an output file, not a stream', 'bad_option');
+  if (input.sinceLast !== undefined && settings.createdTo !== undefined)
+    throw new UsageError('an incremental export (since-last) sets created-to itself: drop it', 'bad_option');
+  return statePath;
+}
+
+/** The state, read; `replacing` is the existing file this run would replace (allowed only if it is the last output). */
+async function startIncremental(
+  input: PlanInput,
+  settings: CheckedSettings,
+  started: Date,
+  replacing: string | undefined,
+): Promise<IncrementalRun | undefined> {
+  const replay = (path: string, last: LastOutput | undefined) =>
+    replacing !== undefined && last !== undefined && replacesLast(path, last, replacing);
+  if (input.sinceLast !== undefined) {
+    const state = await readState(input.sinceLast);
+    return startSinceLast(input.sinceLast, state, settings, started, replay(input.sinceLast, state?.last));
+  }
+  if (input.newSinceLast !== undefined) {
+    const state = await readReported(input.newSinceLast);
+    return startNewSinceLast(input.newSinceLast, state, settings, started, replay(input.newSinceLast, state?.meta.last));
+  }
+  return undefined;
+}
+
+function outputExists(out: string, template: string, incremental: boolean): UsageError {
+  const again = incremental ? " (in an incremental run it exports that file's clients again, with the new ones)" : '';
+  return new UsageError(
+    `${out} exists: an export never replaces a file silently; pass --overwrite${again}${datedNameHint(template)}`,
+    'output_exists',
+  );
+}

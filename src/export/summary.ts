@@ -1,0 +1,100 @@
+/** What an export reports when it is done: the library's return value and the command's --json. */
+import type { LimitReport } from '../service/adaptive-limit.js';
+import type { ClientStatus, CreditStatus, Direction } from '../service/schemas.js';
+import type { AccountFigures } from './account.js';
+import type { ExportColumn } from './columns.js';
+import type { ExportFormat } from './defaults.js';
+import type { IncrementalSummary } from './incremental.js';
+import type { CheckedSettings, ExportPlan } from './plan.js';
+import type { PagingStats } from './page.js';
+
+export type { IncrementalSummary };
+
+export interface ExportSummary {
+  /** The file written, or 'stream' (the command says 'stdout'). */
+  out: string;
+  format: ExportFormat;
+  columns: readonly ExportColumn[];
+  rows: number;
+  /** Non-empty pages read. */
+  pages: number;
+  requests: number;
+  /** True when the file was gzip-compressed (`bytes` counts the bytes before compression). */
+  gzip: boolean;
+  /** An existing file was replaced (--overwrite). */
+  replaced: boolean;
+  /** Clients the server sent again (already written) and that were dropped. */
+  duplicatesDropped: number;
+  pageBase: 0 | 1 | undefined;
+  pageSize: number;
+  /** Pages requested ahead of the writer: fixed, or where `auto` settled. */
+  prefetch: LimitReport;
+  bytes: number;
+  startedAt: string;
+  elapsedMs: number;
+  rowsPerSecond: number;
+  filters: {
+    status: readonly ClientStatus[] | undefined;
+    creditStatus: readonly CreditStatus[] | undefined;
+    /** The lower bound sent (UTC), if any. */
+    createdFrom: string | undefined;
+    /** The upper bound sent (UTC): --created-to, or the start instant when pinned. */
+    createdTo: string;
+    direction: Direction;
+    /** How a bound given without a time zone was read. */
+    notes: readonly string[];
+  };
+  /** True when no --created-to was given and the bound was pinned to the export's start. */
+  createdToPinned: boolean;
+  /** Rows written per status × credit_status, e.g. { approved: { active: 3, inactive: 1 } }. */
+  counts: Record<string, Record<string, number>>;
+  /** The end-of-run account: pages and clients, checked before the file was put in place. */
+  account: AccountFigures;
+  /** With sinceLast or newSinceLast: the window's origin and the state. */
+  incremental?: IncrementalSummary | undefined;
+}
+
+export interface RunFigures {
+  target: string;
+  rows: number;
+  bytes: number;
+  stats: PagingStats;
+  prefetch: LimitReport;
+  counts: ExportSummary['counts'];
+  account: AccountFigures;
+  elapsedMs: number;
+}
+
+export function summarize(plan: ExportPlan, settings: CheckedSettings, run: RunFigures): ExportSummary {
+  const { filters, incremental } = plan;
+  return {
+    out: run.target,
+    format: settings.format,
+    columns: settings.columns,
+    rows: run.rows,
+    gzip: plan.gzip,
+    replaced: plan.replaces,
+    pages: run.stats.pages,
+    requests: run.stats.requests,
+    duplicatesDropped: run.stats.duplicates,
+    pageBase: run.stats.pageBase,
+    pageSize: run.stats.pageSize,
+    prefetch: run.prefetch,
+    bytes: run.bytes,
+    startedAt: plan.started.toISOString(),
+    elapsedMs: run.elapsedMs,
+    rowsPerSecond: Math.round(run.rows / Math.max(0.001, run.elapsedMs / 1000)),
+    filters: {
+      status: settings.status,
+      creditStatus: settings.creditStatus,
+      createdFrom: filters['created_at.from'],
+      createdTo: filters['created_at.to'] ?? plan.started.toISOString(),
+      direction: settings.direction,
+      notes: settings.boundNotes,
+    },
+    createdToPinned: settings.createdTo === undefined,
+    counts: run.counts,
+    account: run.account,
+    ...(incremental && { incremental: incremental.summary() }),
+  };
+}
