@@ -384,9 +384,10 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
   let exitCode = 0;
   /** flags > env > config file > defaults, once; `--print-config` stops here. */
   const layered = async <T>(args: RawArgv, command: 'import' | 'export' | 'check'): Promise<T | undefined> => {
-    const { layerConfig, formatResolved } = await import('./config.js');
+    const { layerConfig, formatResolved, checkLayered } = await import('./config.js');
     const layers = await layerConfig<T>(args, env, command);
     if (args.printConfig !== true) return layers.flags;
+    await checkLayered(command, layers.flags, env);
     io.stdout.write(formatResolved(layers));
     return undefined;
   };

@@ -18,6 +18,7 @@ import { openOutput } from './output.js';
 import { zipWorkbook } from './xlsx-package.js';
 import { busyPrefetch, newPagingStats, type PageFilters, pageClients } from './page.js';
 import { UsageError } from '../errors.js';
+import { makeParentFolders } from '../folders.js';
 import { lockOutput } from '../import/output-files.js';
 import type { FileLock } from '../lock.js';
 import { sweepStaleTemps } from '../temp-files.js';
@@ -133,6 +134,11 @@ async function runExport(
   const gzip = typeof out === 'string' && (options.gzip === true || isGzipName(out));
   if (gzip && settings.format === 'xlsx') throw new UsageError('an xlsx workbook is already compressed: drop gzip', 'bad_option');
   if (options.gzip === true && typeof out !== 'string') throw new UsageError('gzip applies to a file output', 'bad_option');
+  // The first night of a schedule starts in an empty directory: its folders are made here.
+  makeParentFolders([
+    ...(typeof out === 'string' ? [{ file: out, private: false }] : []),
+    ...(statePath !== undefined ? [{ file: statePath, private: true }] : []),
+  ]);
   // One run per output and per state file: two overlapping runs would clobber both.
   if (typeof out === 'string') locks.push(lockOutput(out, 'the export file'));
   if (statePath !== undefined) locks.push(lockOutput(statePath, 'the state file'));
