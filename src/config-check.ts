@@ -67,7 +67,7 @@ const IMPORT_BASE: ImportFlags = {
 
 const EXPORT_BASE: ExportFlags = {
   ...IMPORT_BASE,
-  out: 'report.csv',
+  out: '-',
   escapeFormulas: EXPORT_DEFAULTS.escapeFormulas,
   direction: EXPORT_DEFAULTS.direction,
   pageSize: EXPORT_DEFAULTS.pageSize,
