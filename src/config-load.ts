@@ -139,7 +139,7 @@ function describeIssue(issue: z.core.$ZodIssue): ConfigProblem[] {
   if (issue.code === 'too_small') return [{ at, message: `must be at least ${String(issue.minimum)}${got}` }];
   if (issue.code === 'too_big') return [{ at, message: `must be at most ${String(issue.maximum)}${got}` }];
   if (issue.code === 'invalid_type') return [{ at: at || '(top level)', message: `must be ${article(issue.expected)}${got}` }];
-  return [{ at: at || '(top level)', message: issue.message }];
+  return [{ at: at || '(top level)', message: `${issue.message}${got}` }];
 }
 
 const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);

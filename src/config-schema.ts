@@ -14,6 +14,8 @@ const envName = z
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the NAME of an environment variable, not its value')
   .refine((name) => !/^lk_/i.test(name), 'holds a token: give the NAME of the environment variable holding it');
 const path = z.string().min(1);
+// Numbers are only typed here: their ranges are the flags' own rules (config-check.ts).
+const autoOrNumber = z.union([z.literal('auto'), z.number()], { error: 'must be "auto" or a number' });
 
 export const connectionSchema = z
   .object({
@@ -25,8 +27,8 @@ export const connectionSchema = z
     caFile: path,
     clientCert: path,
     clientKey: path,
-    timeout: z.number().positive(),
-    retries: z.number().int().min(0),
+    timeout: z.number(),
+    retries: z.number(),
     outageTimeout: z.number().positive(),
     signatureHash: z.enum(['sha256', 'sha512']),
     signaturePadding: z.enum(['pkcs1', 'pss']),
@@ -36,7 +38,7 @@ export const connectionSchema = z
 
 /** How an unattended run reports: progress lines, none, or a JSON summary. */
 const runFields = {
-  progressInterval: z.number().positive(),
+  progressInterval: z.number(),
   quiet: z.boolean(),
   json: z.boolean(),
 };
@@ -44,10 +46,10 @@ const runFields = {
 export const importSchema = z
   .object({
     ...runFields,
-    concurrency: z.union([z.literal('auto'), z.number().int().min(1)]),
-    maxConcurrency: z.number().int().min(1),
-    rate: z.number().positive(),
-    maxErrors: z.number().int().min(1),
+    concurrency: autoOrNumber,
+    maxConcurrency: z.number(),
+    rate: z.number(),
+    maxErrors: z.number(),
     dateFormat: z.enum(DATE_FORMATS),
     map: z.record(z.string(), z.string()),
     liquidityType: z.string().min(1),
@@ -55,8 +57,8 @@ export const importSchema = z
     encoding: z.string().min(1),
     delimiter: z.string().min(1),
     sheet: z.union([z.string().min(1), z.number().int().min(1)]),
-    headerRow: z.number().int().min(1),
-    maxRecordSize: z.number().int().min(1),
+    headerRow: z.number(),
+    maxRecordSize: z.number(),
     logFile: path,
   })
   .partial()
@@ -68,9 +70,9 @@ const exportFields = {
   bom: z.boolean(),
   escapeFormulas: z.boolean(),
   direction: z.enum(['asc', 'desc']),
-  pageSize: z.number().int().min(1),
-  prefetch: z.union([z.literal('auto'), z.number().int().min(1)]),
-  maxPrefetch: z.number().int().min(1),
+  pageSize: z.number(),
+  prefetch: autoOrNumber,
+  maxPrefetch: z.number(),
   gzip: z.boolean(),
   overwrite: z.boolean(),
   logFile: path,
