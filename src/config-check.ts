@@ -5,6 +5,7 @@
  * then a report's keys together (format against out, an incremental report's bounds).
  */
 import type { ConfigProblem } from './config-load.js';
+import { asFlag } from './config-schema.js';
 import { isCcsError } from './errors.js';
 import { EXPORT_DEFAULTS } from './export/defaults.js';
 import { expandOutName } from './export/out-name.js';
@@ -38,15 +39,6 @@ async function problemOf(at: string, key: string | undefined, check: () => unkno
     else if (key !== undefined && message.startsWith(`${key} `)) message = message.slice(key.length + 1);
     return { at: key === undefined ? at : `${at}.${key}`, message };
   }
-}
-
-/** A value in its flag's shape: a map as field=Header entries, numbers as typed text where the flag takes text. */
-function asFlag(key: string, value: unknown): unknown {
-  if (key === 'map' && value !== null && typeof value === 'object') {
-    return Object.entries(value).map(([field, header]) => `${field}=${String(header)}`);
-  }
-  if ((key === 'concurrency' || key === 'sheet') && typeof value === 'number') return String(value);
-  return value;
 }
 
 /** The import and run flags with their defaults: one key at a time is put over them. */
@@ -89,7 +81,7 @@ async function checkKey(at: string, key: string, value: unknown, report: string 
   if (IMPORT_RULES.has(key)) {
     return problemOf(at, key, () => resolveImportOptions({ ...IMPORT_BASE, [key]: asFlag(key, value) }, {}, { dryRun: true, commandLine: [] }));
   }
-  if (EXPORT_RULES.has(key)) return problemOf(at, key, () => parseExportOptions({ ...EXPORT_BASE, [key]: value }));
+  if (EXPORT_RULES.has(key)) return problemOf(at, key, () => parseExportOptions({ ...EXPORT_BASE, [key]: asFlag(key, value) }));
   return undefined;
 }
 
@@ -138,7 +130,7 @@ async function checkReport(at: string, defaults: Section | undefined, report: Se
   }
   const merged: Section = { ...defaults, ...report };
   const flags: Section = {};
-  for (const key of EXPORT_RULES) if (merged[key] !== undefined) flags[key] = merged[key];
+  for (const key of EXPORT_RULES) if (merged[key] !== undefined) flags[key] = asFlag(key, merged[key]);
   return problemOf(at, undefined, () =>
     parseExportOptions({ ...EXPORT_BASE, ...flags, out: typeof report.out === 'string' ? report.out : EXPORT_BASE.out }),
   );

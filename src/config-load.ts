@@ -127,7 +127,7 @@ function describeIssue(issue: z.core.$ZodIssue): ConfigProblem[] {
     // A secret's key is reported as one already (secretProblems), with the way to give it.
     return issue.keys
       .filter((key) => !(key in SECRET_KEYS && issue.path.length <= 1))
-      .map((key) => ({ at: at === '' ? key : `${at}.${key}`, message: `unknown key${didYouMean(key, known)}; keys here are ${known.join(', ')}` }));
+      .map((key) => ({ at: at === '' ? key : `${at}.${key}`, message: unknownKey(key, issue.path, known) }));
   }
   if (issue.code === 'invalid_value') {
     const values = issue.values.map(String);
@@ -140,6 +140,13 @@ function describeIssue(issue: z.core.$ZodIssue): ConfigProblem[] {
   if (issue.code === 'too_big') return [{ at, message: `must be at most ${String(issue.maximum)}${got}` }];
   if (issue.code === 'invalid_type') return [{ at: at || '(top level)', message: `must be ${article(issue.expected)}${got}` }];
   return [{ at: at || '(top level)', message: `${issue.message}${got}` }];
+}
+
+/** An unknown key: the close one, or the section it belongs to (`quiet` in a report is the export section's). */
+function unknownKey(key: string, at: readonly PropertyKey[], known: readonly string[]): string {
+  const homes = ['export', 'import', 'connection'].filter((section) => section !== at[0] && keysOf([section]).includes(key));
+  if (homes.length > 0) return `unknown key here: "${key}" goes in the ${homes.map((home) => `"${home}"`).join(' or ')} section`;
+  return `unknown key${didYouMean(key, known)}; keys here are ${known.join(', ')}`;
 }
 
 const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);

@@ -128,3 +128,13 @@ export function keysOf(path: readonly PropertyKey[]): string[] {
   const shapes: Record<string, z.ZodObject> = { connection: connectionSchema, import: importSchema, export: exportSchema };
   return Object.keys(shapes[String(section)]?.shape ?? {});
 }
+
+/** A config value in its flag's shape: lists as comma text, a map as field=Header entries. */
+export function asFlag(flag: string, value: unknown): unknown {
+  if (Array.isArray(value)) return value.join(',');
+  if (flag === 'map' && value !== null && typeof value === 'object') {
+    return Object.entries(value).map(([field, header]) => `${field}=${String(header)}`);
+  }
+  if ((flag === 'concurrency' || flag === 'prefetch' || flag === 'sheet') && typeof value === 'number') return String(value);
+  return value;
+}

@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { loadConfig } from './config-load.js';
-import { type Config, CONFIG_FILE } from './config-schema.js';
+import { asFlag, type Config, CONFIG_FILE } from './config-schema.js';
 import { UsageError } from './errors.js';
 import { EXPORT_DEFAULTS } from './export/defaults.js';
 import { IMPORT_DEFAULTS } from './import/defaults.js';
@@ -95,16 +95,6 @@ const SETTINGS: Record<Command, Setting[]> = {
   check: [...CONNECTION, ...SIGNING],
   export: [...CONNECTION, ...EXPORT],
 };
-
-/** A config value in its flag's shape: lists as comma text, a map as field=Header entries. */
-function asFlag(flag: string, value: unknown): unknown {
-  if (Array.isArray(value)) return value.join(',');
-  if (flag === 'map' && value !== null && typeof value === 'object') {
-    return Object.entries(value).map(([field, header]) => `${field}=${String(header)}`);
-  }
-  if ((flag === 'concurrency' || flag === 'prefetch' || flag === 'sheet') && typeof value === 'number') return String(value);
-  return value;
-}
 
 export interface Layered<T> {
   /** The flags with env-less settings filled from the config file, then the defaults. */

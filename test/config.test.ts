@@ -126,7 +126,7 @@ describe('a config file that cannot be used: exit 2, naming the key and the file
     ['incremental without state', { reports: { r: { incremental: true } } }, ['export'], /config_invalid: bad\.json: reports\.r\.state: incremental: true needs "state"/],
     ['not JSON', '{ "connection": ', ['validate', 'x.csv'], /config_invalid: bad\.json: not valid JSON at line 1, column 17: Unexpected end of JSON input/],
     ['an unknown report', { reports: { daily: {} } }, ['export', '--report', 'weekly'], /--report weekly: no such report in bad\.json; reports are daily \[report_unknown\]/],
-    ['quiet in a report (it is the export section\'s)', { reports: { r: { quiet: true } } }, ['export'], /config_invalid: bad\.json: reports\.r\.quiet: unknown key; keys here are /],
+    ['quiet in a report (it is the export section\'s)', { reports: { r: { quiet: true } } }, ['export'], /config_invalid: bad\.json: reports\.r\.quiet: unknown key here: "quiet" goes in the "export" or "import" section/],
     ['a results path (flag only)', { import: { results: 'r.csv' } }, ['validate', 'x.csv'], /config_invalid: bad\.json: import\.results: unknown key; keys here are /],
   ];
   it.each(cases)('%s', async (_name, content, command, message) => {
