@@ -71,12 +71,12 @@ const IMPORT_RULES = new Set(['timeout', 'retries', 'progressInterval', 'concurr
 const EXPORT_RULES = new Set(['format', 'columns', 'bom', 'escapeFormulas', 'direction', 'pageSize', 'prefetch', 'maxPrefetch', 'status', 'creditStatus', 'createdFrom', 'createdTo']);
 
 async function checkKey(at: string, key: string, value: unknown, report: string | undefined): Promise<ConfigProblem | undefined> {
-  if (key === 'baseUrl' && typeof value === 'string') return problemOf(at, undefined, () => checkBaseUrl(value)).then(named(at, key));
+  if (key === 'baseUrl' && typeof value === 'string') return problemOf(at, key, () => checkBaseUrl(value));
   if (key === 'out' && typeof value === 'string' && value !== '-') {
     return problemOf(at, key, () => {
       expandOutName(value, new Date(), report ?? 'report');
       parseExportOptions({ ...EXPORT_BASE, out: value });
-    }).then((problem) => problem && { ...problem, message: problem.message.replace(/^out \S+: /, '') });
+    });
   }
   if (IMPORT_RULES.has(key)) {
     return problemOf(at, key, () => resolveImportOptions({ ...IMPORT_BASE, [key]: asFlag(key, value) }, {}, { dryRun: true, commandLine: [] }));
@@ -84,9 +84,6 @@ async function checkKey(at: string, key: string, value: unknown, report: string 
   if (EXPORT_RULES.has(key)) return problemOf(at, key, () => parseExportOptions({ ...EXPORT_BASE, [key]: asFlag(key, value) }));
   return undefined;
 }
-
-/** A problem found at a section named at its key. */
-const named = (at: string, key: string) => (problem: ConfigProblem | undefined) => problem && { at: `${at}.${key}`, message: problem.message };
 
 /** Every value of the file that has the right type, checked as its flag is. */
 export async function checkConfigValues(raw: unknown, skip: readonly string[]): Promise<ConfigProblem[]> {
