@@ -69,13 +69,18 @@ function parseJson(text: string, file: string): unknown {
     const gutter = `${line} | `;
     const what = message.replace(/ in JSON at position \d+.*$/, '').replace(/ \(line \d+ column \d+\)$/, '');
     const hint = jsonHint(text, position);
+    // A line that may hold a secret (a key pasted in, a token) is named, never shown.
+    const shown = SECRET_LINE.test(source)
+      ? `  ${gutter}(not shown: it may hold a secret)`
+      : `  ${gutter}${source}\n  ${' '.repeat(gutter.length + column - 1)}^`;
     throw new UsageError(
-      `config_invalid: ${file}: not valid JSON at line ${line}, column ${column}: ${what}\n` +
-        `  ${gutter}${source}\n  ${' '.repeat(gutter.length + column - 1)}^${hint ? `\n  ${hint}` : ''}`,
+      `config_invalid: ${file}: not valid JSON at line ${line}, column ${column}: ${what}\n${shown}${hint ? `\n  ${hint}` : ''}`,
       'config_invalid',
     );
   }
 }
+
+const SECRET_LINE = /PRIVATE KEY|lk_[a-z]+_|[A-Za-z0-9+/]{40,}|"(token|apiToken|password|privateKey|signingKey|key)"\s*:|\/\/[^/@\s]*:[^/@\s]*@/i;
 
 /** The usual reasons a hand-written JSON file fails: a trailing comma, a comment, single quotes. */
 function jsonHint(text: string, position: number): string | undefined {

@@ -146,18 +146,21 @@ describe('every problem of the file at once, named by its key', () => {
 });
 
 describe('JSON syntax errors: line, column, the line with a caret, a hint', () => {
+  const KEY_BODY = 'MIIJQgIBADANBgkqhkiG9w0BAQEFAASCCSwwggkoAgEAAoICAQC7';
   const cases: [string, string, string[]][] = [
     ['a trailing comma', '{\n  "export": {\n    "pageSize": 50,\n  }\n}\n', ['line 4, column 3', '  4 |   }', '      ^', 'no comma after the last item']],
     ['a comment', '{\n  // the nightly report\n  "export": {}\n}\n', ['line 2, column 3', '  2 |   // the nightly report', 'no comments']],
     ['single quotes', "{ 'export': {} }", ['line 1, column 3', "  1 | { 'export': {} }", '        ^', 'double quotes']],
     ['a bare key', '{ export: {} }', ['line 1, column 3', 'keys take double quotes']],
     ['cut short', '{ "export": ', ['line 1, column 13', 'Unexpected end of JSON input']],
+    ['on a line holding a key', `{\n  "connection": { "signingKey": "-----BEGIN PRIVATE KEY-----\\n${KEY_BODY}", }\n}`, ['line 2, column', '  2 | (not shown: it may hold a secret)', 'no comma after the last item']],
   ];
   it.each(cases)('%s', async (_name, text, parts) => {
     const { file } = await configIn(`json-${_name.replace(/\W/g, '-')}`, text);
     const error = await refusal(cli(['export', '--config', file, '--print-config']));
     expect(error.message.startsWith(`config_invalid: ${file}: not valid JSON at `)).toBe(true);
     for (const part of parts) expect(error.message).toContain(part);
+    expect(error.message).not.toContain(KEY_BODY);
   });
 });
 
