@@ -140,7 +140,7 @@ function describeIssue(issue: z.core.$ZodIssue): ConfigProblem[] {
     const guess = typeof got === 'string' ? didYouMean(got, values) : '';
     return [{ at: at || '(top level)', message: `unknown value ${JSON.stringify(got)}${guess}; valid values are ${values.join(', ')}` }];
   }
-  const got = issue.input === undefined ? '' : ` (got ${JSON.stringify(issue.input)})`;
+  const got = issue.input === undefined ? '' : ` (got ${shownInput(issue.input)})`;
   if (issue.code === 'too_small') return [{ at, message: `must be at least ${String(issue.minimum)}${got}` }];
   if (issue.code === 'too_big') return [{ at, message: `must be at most ${String(issue.maximum)}${got}` }];
   if (issue.code === 'invalid_type') return [{ at: at || '(top level)', message: `must be ${article(issue.expected)}${got}` }];
@@ -152,6 +152,13 @@ function unknownKey(key: string, at: readonly PropertyKey[], known: readonly str
   const homes = ['export', 'import', 'connection'].filter((section) => section !== at[0] && keysOf([section]).includes(key));
   if (homes.length > 0) return `unknown key here: "${key}" goes in the ${homes.map((home) => `"${home}"`).join(' or ')} section`;
   return `unknown key${didYouMean(key, known)}; keys here are ${known.join(', ')}`;
+}
+
+/** What a wrong value was: a number or a boolean as it is, anything else by its kind (a string may be a secret). */
+function shownInput(input: unknown): string {
+  if (typeof input === 'number' || typeof input === 'boolean' || input === null) return JSON.stringify(input);
+  if (typeof input === 'string') return 'a string';
+  return Array.isArray(input) ? 'a list' : 'an object';
 }
 
 const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);

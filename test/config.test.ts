@@ -118,7 +118,7 @@ describe('precedence: flag > env > config file > default', () => {
 describe('a config file that cannot be used: exit 2, naming the key and the file', () => {
   const cases: [string, unknown, string[], RegExp][] = [
     ['a typo', { export: { pagesize: 3 } }, ['export'], /^ccs-bulk: error: config_invalid: bad\.json: export\.pagesize: unknown key \(did you mean pageSize\?\); keys here are format, .* \[config_invalid\]$/m],
-    ['a wrong type', { reports: { r: { pageSize: 'ten' } } }, ['export'], /config_invalid: bad\.json: reports\.r\.pageSize: must be a number \(got "ten"\) \[config_invalid\]/],
+    ['a wrong type', { reports: { r: { pageSize: 'ten' } } }, ['export'], /config_invalid: bad\.json: reports\.r\.pageSize: must be a number \(got a string\) \[config_invalid\]/],
     ['a token value', { connection: { token: SECRET } }, ['export'], /config_invalid: bad\.json: connection\.token: a token or key value is refused.*tokenFile.*tokenEnv.*\[config_invalid\]/],
     ['a token in tokenEnv', { connection: { tokenEnv: SECRET.replace(/_/g, '-') } }, ['export'], /config_invalid: bad\.json: connection\.tokenEnv: must be the NAME of an environment variable/],
     ['a token that looks like a name in tokenEnv', { connection: { tokenEnv: SECRET } }, ['export'], /config_invalid: bad\.json: connection\.tokenEnv: holds a token/],
@@ -137,6 +137,7 @@ describe('a config file that cannot be used: exit 2, naming the key and the file
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toContain(SECRET);
+    expect(result.stderr).not.toContain(SECRET.replace(/_/g, '-'));
     expect(result.stderr).not.toContain('    at ');
   });
 
