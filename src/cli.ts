@@ -47,9 +47,10 @@ function tracked<T>(run: Run, command: string, y: Argv<T>): Argv<T> {
 
 /** flags > env > config file > defaults, once; `--print-config` prints them and stops here. */
 async function layered<T>(run: Run, args: RawArgv, command: 'import' | 'export' | 'check'): Promise<T | undefined> {
-  const { layerConfig, formatResolved } = await import('./config.js');
+  const { layerConfig, formatResolved, checkLayered } = await import('./config.js');
   const layers = await layerConfig<T>(args, run.env, command);
   if (args.printConfig !== true) return layers.flags;
+  await checkLayered(command, layers.flags, run.env);
   run.io.stdout.write(formatResolved(layers));
   return undefined;
 }

@@ -3,183 +3,19 @@
  * import and export defaults, named reports. Merged once, under flags and env, over defaults:
  * flags > env > config file > defaults. Only paths and env names of secrets, never their values.
  */
-import { readFile } from 'node:fs/promises';
-import { z } from 'zod';
+import { resolve } from 'node:path';
+import { loadConfig } from './config-load.js';
+import { asFlag, type Config, CONFIG_FILE } from './config-schema.js';
 import { UsageError } from './errors.js';
-import { EXPORT_DEFAULTS, EXPORT_FORMATS } from './export/defaults.js';
-import { DATE_FORMATS, IMPORT_DEFAULTS } from './import/defaults.js';
+import { EXPORT_DEFAULTS } from './export/defaults.js';
+import { IMPORT_DEFAULTS } from './import/defaults.js';
+import { expandOutName } from './export/out-name.js';
+import type { ExportFlags, ImportFlags } from './options.js';
 import { PROGRESS_LINE_INTERVAL_S } from './progress-report.js';
 import { SERVICE_DEFAULTS } from './service/defaults.js';
 
-export const CONFIG_FILE = 'ccs-bulk.config.json';
-
-const list = z.union([z.string(), z.array(z.string()).min(1)], { error: 'must be a comma list or an array of strings' });
-const envName = z
-  .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the NAME of an environment variable, not its value')
-  .refine((name) => !/^lk_/i.test(name), 'holds a token: give the NAME of the environment variable holding it');
-const path = z.string().min(1);
-
-const connectionSchema = z
-  .object({
-    baseUrl: z.string().min(1),
-    tokenFile: path,
-    tokenEnv: envName,
-    signingKeyFile: path,
-    proxy: z.string().min(1),
-    caFile: path,
-    clientCert: path,
-    clientKey: path,
-    timeout: z.number().positive(),
-    retries: z.number().int().min(0),
-    outageTimeout: z.number().positive(),
-    signatureHash: z.enum(['sha256', 'sha512']),
-    signaturePadding: z.enum(['pkcs1', 'pss']),
-  })
-  .partial()
-  .strict();
-
-/** How an unattended run reports: progress lines, none, or a JSON summary. */
-const runFields = {
-  progressInterval: z.number().positive(),
-  quiet: z.boolean(),
-  json: z.boolean(),
-};
-
-const importSchema = z
-  .object({
-    ...runFields,
-    concurrency: z.union([z.literal('auto'), z.number().int().min(1)]),
-    maxConcurrency: z.number().int().min(1),
-    rate: z.number().positive(),
-    maxErrors: z.number().int().min(1),
-    dateFormat: z.enum(DATE_FORMATS),
-    map: z.record(z.string(), z.string()),
-    liquidityType: z.string().min(1),
-    applicationDateField: z.string().min(1),
-    encoding: z.string().min(1),
-    delimiter: z.string().min(1),
-    sheet: z.union([z.string().min(1), z.number().int().min(1)]),
-    headerRow: z.number().int().min(1),
-    maxRecordSize: z.number().int().min(1),
-    logFile: path,
-  })
-  .partial()
-  .strict();
-
-const exportFields = {
-  format: z.enum(EXPORT_FORMATS),
-  columns: list,
-  bom: z.boolean(),
-  escapeFormulas: z.boolean(),
-  direction: z.enum(['asc', 'desc']),
-  pageSize: z.number().int().min(1),
-  prefetch: z.union([z.literal('auto'), z.number().int().min(1)]),
-  maxPrefetch: z.number().int().min(1),
-  gzip: z.boolean(),
-  overwrite: z.boolean(),
-  fileMode: z.union([z.string().regex(/^(0o?)?[0-7]{3}$/i), z.number().int()], { error: 'must be octal permission bits as a string, e.g. "640"' }),
-  logFile: path,
-};
-
-const exportSchema = z.object({ ...exportFields, ...runFields }).partial().strict();
-
-const reportSchema = z
-  .object({
-    ...exportFields,
-    status: list,
-    creditStatus: list,
-    createdFrom: z.string().min(1),
-    createdTo: z.string().min(1),
-    out: path,
-    incremental: z.boolean(),
-    state: path,
-    newSinceLast: path,
-  })
-  .partial()
-  .strict()
-  .refine((report) => report.incremental !== true || report.state !== undefined, {
-    message: 'incremental: true needs "state": the state file',
-    path: ['state'],
-  });
-
-const configSchema = z
-  .object({
-    $schema: z.string(),
-    connection: connectionSchema,
-    import: importSchema,
-    export: exportSchema,
-    reports: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'a report name takes letters, digits, _ . -'), reportSchema),
-  })
-  .partial()
-  .strict();
-
-export type Config = z.infer<typeof configSchema>;
-
-export interface LoadedConfig {
-  file: string;
-  config: Config;
-}
-
-const invalid = (file: string, message: string) => new UsageError(`config ${file}: ${message}`, 'config_invalid');
-
-/** Keys that would hold a secret's value: refused by name, with the way to give it instead. */
-const SECRET_KEYS: Record<string, string> = {
-  token: 'use "tokenFile" (a path) or "tokenEnv" (the name of an environment variable)',
-  apiToken: 'use "tokenFile" (a path) or "tokenEnv" (the name of an environment variable)',
-  signingKey: 'use "signingKeyFile" (the path of the PEM file)',
-  privateKey: 'use "signingKeyFile" (the path of the PEM file)',
-  key: 'use "signingKeyFile" (the path of the PEM file)',
-  password: 'secrets stay out of the config file',
-};
-
-function refuseSecrets(value: unknown, at: string[], file: string): void {
-  if (typeof value === 'string') {
-    if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(value)) {
-      throw invalid(file, `${at.join('.')} holds a private key: a key value is refused; give its file path in connection.signingKeyFile`);
-    }
-    if (at.at(-1) === 'proxy' && /^[a-z]+:\/\/[^/@]*:[^/@]*@/i.test(value)) {
-      throw invalid(file, `${at.join('.')} holds proxy credentials: give them with --proxy or CCS_PROXY, not in the file`);
-    }
-    return;
-  }
-  if (value === null || typeof value !== 'object') return;
-  for (const [key, inner] of Object.entries(value)) {
-    const how = SECRET_KEYS[key];
-    if (how !== undefined && at.length <= 1) {
-      throw invalid(file, `${[...at, key].join('.')}: a token or key value is refused in the config file; ${how}`);
-    }
-    refuseSecrets(inner, [...at, key], file);
-  }
-}
-
-/** `--config FILE`, else CCS_CONFIG, else ./ccs-bulk.config.json when it exists. */
-export async function loadConfig(flag: string | undefined, env: NodeJS.ProcessEnv): Promise<LoadedConfig | undefined> {
-  const named = flag ?? (env.CCS_CONFIG?.trim() || undefined);
-  const file = named ?? CONFIG_FILE;
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (named === undefined && code === 'ENOENT') return undefined;
-    throw new UsageError(`cannot read config ${file}: ${code ?? 'error'}`, 'config_invalid');
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw invalid(file, `not valid JSON: ${(error as Error).message}`);
-  }
-  refuseSecrets(raw, [], file);
-  const parsed = configSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const where = issue.path.length > 0 ? issue.path.join('.') : '(top level)';
-    throw invalid(file, `${where}: ${issue.message}`);
-  }
-  return { file, config: parsed.data };
-}
+export { CONFIG_FILE, type Config } from './config-schema.js';
+export { loadConfig, type LoadedConfig } from './config-load.js';
 
 export type Source = 'flag' | 'env' | 'config' | 'default';
 
@@ -260,16 +96,6 @@ const SETTINGS: Record<Command, Setting[]> = {
   check: [...CONNECTION, ...SIGNING],
   export: [...CONNECTION, ...EXPORT],
 };
-
-/** A config value in its flag's shape: lists as comma text, a map as field=Header entries. */
-function asFlag(flag: string, value: unknown): unknown {
-  if (Array.isArray(value)) return value.join(',');
-  if (flag === 'map' && value !== null && typeof value === 'object') {
-    return Object.entries(value).map(([field, header]) => `${field}=${String(header)}`);
-  }
-  if ((flag === 'concurrency' || flag === 'prefetch' || flag === 'sheet') && typeof value === 'number') return String(value);
-  return value;
-}
 
 export interface Layered<T> {
   /** The flags with env-less settings filled from the config file, then the defaults. */
@@ -369,9 +195,39 @@ function resolveToken(
   }
 }
 
-/** `--print-config`: the resolved settings as JSON, one line per setting, secrets redacted. */
-export function formatResolved(layered: Layered<unknown>): string {
-  const settings = Object.entries(layered.resolved).map(([key, value]) => `    ${JSON.stringify(key)}: ${JSON.stringify(value)}`);
+/** Settings that name files: shown absolute by `--print-config`, `out` with its placeholders filled. */
+const PATH_FLAGS = new Set(['out', 'sinceLast', 'newSinceLast', 'logFile', 'tokenFile', 'signingKey', 'caFile', 'clientCert', 'clientKey']);
+
+/**
+ * What `--print-config` checks before printing: every setting as the run would check it (the
+ * file's values were checked as it was read), with no request and no file written.
+ */
+export async function checkLayered(command: Command, flags: unknown, env: NodeJS.ProcessEnv): Promise<void> {
+  const { parseExportOptions, resolveImportOptions } = await import('./options.js');
+  if (command === 'export') {
+    const checked = parseExportOptions(flags as ExportFlags);
+    if (checked.out !== '-') expandOutName(checked.out, new Date(), checked.report);
+  }
+  if (command === 'import') await resolveImportOptions(flags as ImportFlags, env, { dryRun: true, commandLine: [] });
+}
+
+/**
+ * `--print-config`: the resolved settings as JSON, one line per setting, secrets redacted; a
+ * path absolute (from the current directory, or the config file's folder for the file's
+ * values), `out` as this run would name it, with its template beside it.
+ */
+export function formatResolved(layered: Layered<unknown>, now = new Date()): string {
+  const settings = Object.entries(layered.resolved).map(([key, setting]) => {
+    let shown: Record<string, unknown> = setting;
+    if (PATH_FLAGS.has(key) && typeof setting.value === 'string' && setting.value !== '-') {
+      const path = resolve(setting.value);
+      shown = { ...setting, value: path };
+      if (key === 'out' && /\{[a-z]*\}/i.test(path)) {
+        shown = { ...setting, value: expandOutName(path, now, layered.report), template: path };
+      }
+    }
+    return `    ${JSON.stringify(key)}: ${JSON.stringify(shown)}`;
+  });
   return [
     '{',
     `  "config": ${JSON.stringify(layered.config ?? null)},`,

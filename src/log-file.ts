@@ -5,6 +5,7 @@
  * idempotency key or a client's field.
  */
 import { closeSync, writeSync } from 'node:fs';
+import { makeParentFolders } from './folders.js';
 import { openPrivate } from './import/output-files.js';
 import { redactSecrets } from './redact.js';
 import type { AttemptEvent } from './service/client.js';
@@ -29,6 +30,7 @@ const OUTAGE_EVENTS: Record<OutageEvent['type'], string> = {
 };
 
 export function openLogFile(path: string, command: string): LogFile {
+  makeParentFolders([{ file: path, private: true }]);
   const fd = openPrivate(path, 'a');
   let open = true;
   const line = (record: Record<string, unknown>) => {

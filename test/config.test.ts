@@ -22,14 +22,14 @@ interface Layers {
 }
 
 /** Runs `--print-config` in a fresh directory holding ccs-bulk.config.json (when given). */
-async function printConfig(command: string[], layers: Layers): Promise<{ settings: Record<string, { value: unknown; from: string }>; stdout: string }> {
+async function printConfig(command: string[], layers: Layers): Promise<{ settings: Record<string, { value: unknown; from: string }>; stdout: string; dir: string }> {
   const dir = join(context.dir, `print-${Math.random().toString(36).slice(2)}`);
   await mkdir(dir);
   if (layers.config) await writeFile(join(dir, 'ccs-bulk.config.json'), JSON.stringify(layers.config));
   const result = await runCli([...command, '--print-config', ...(layers.flag ?? [])], { cwd: dir, env: layers.env ?? {} });
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
-  return { settings: (JSON.parse(result.stdout) as { settings: Record<string, { value: unknown; from: string }> }).settings, stdout: result.stdout };
+  return { settings: (JSON.parse(result.stdout) as { settings: Record<string, { value: unknown; from: string }> }).settings, stdout: result.stdout, dir };
 }
 
 describe('precedence: flag > env > config file > default', () => {
@@ -51,7 +51,7 @@ describe('precedence: flag > env > config file > default', () => {
     ['pageSize, export default in config', ['export'], 'pageSize', { config: { export: { pageSize: 50 } } }, 50, 'config'],
     ['pageSize, report over export default', ['export', '--report', 'r'], 'pageSize', { config: { export: { pageSize: 50 }, reports: { r: { pageSize: 20 } } } }, 20, 'config'],
     ['pageSize, flag over report', ['export', '--report', 'r'], 'pageSize', { config: { reports: { r: { pageSize: 20 } } }, flag: ['--page-size', '7'] }, 7, 'flag'],
-    ['out of a report', ['export', '--report', 'r'], 'out', { config: { reports: { r: { out: 'r-{date}.csv' } } } }, 'r-{date}.csv', 'config'],
+    ['out of a report', ['export', '--report', 'r'], 'out', { config: { reports: { r: { out: 'r.csv' } } } }, 'r.csv', 'config'],
     ['out, nothing given', ['export'], 'out', {}, '-', 'default'],
     ['incremental report → since-last', ['export', '--report', 'r'], 'sinceLast', { config: { reports: { r: { out: 'a.csv', incremental: true, state: 's.json' } } } }, 's.json', 'config'],
     ['escapeFormulas false in config', ['export'], 'escapeFormulas', { config: { export: { escapeFormulas: false } } }, false, 'config'],
@@ -78,9 +78,12 @@ describe('precedence: flag > env > config file > default', () => {
     ['json, import config', ['validate', 'x.csv'], 'json', { config: { import: { json: true } } }, true, 'config'],
     ['json, a report takes the export section', ['export', '--report', 'r'], 'json', { config: { export: { json: true }, reports: { r: {} } } }, true, 'config'],
   ];
+  // --print-config shows paths absolute: here, from the directory holding the config file.
+  const PATHS = new Set(['caFile', 'signingKey', 'logFile', 'out', 'sinceLast']);
   it.each(rows)('%s', async (_name, command, key, layers, value, from) => {
-    const { settings } = await printConfig(command, layers);
-    expect(settings[key]).toEqual({ value, from });
+    const { settings, dir } = await printConfig(command, layers);
+    const shown = PATHS.has(key) && typeof value === 'string' && value !== '-' ? join(dir, value) : value;
+    expect(settings[key]).toEqual({ value: shown, from });
   });
 
   it('the token: --token-file > CCS_TOKEN > tokenEnv, always [redacted]', async () => {
@@ -114,17 +117,17 @@ describe('precedence: flag > env > config file > default', () => {
 
 describe('a config file that cannot be used: exit 2, naming the key and the file', () => {
   const cases: [string, unknown, string[], RegExp][] = [
-    ['a typo', { export: { pagesize: 3 } }, ['export'], /config bad\.json: export: Unrecognized key: "pagesize" \[config_invalid\]/],
-    ['a wrong type', { reports: { r: { pageSize: 'ten' } } }, ['export'], /config bad\.json: reports\.r\.pageSize: .*number.*\[config_invalid\]/],
-    ['a token value', { connection: { token: SECRET } }, ['export'], /config bad\.json: connection\.token: a token or key value is refused.*tokenFile.*tokenEnv.*\[config_invalid\]/],
-    ['a token in tokenEnv', { connection: { tokenEnv: SECRET.replace(/_/g, '-') } }, ['export'], /config bad\.json: connection\.tokenEnv: must be the NAME of an environment variable/],
-    ['a token that looks like a name in tokenEnv', { connection: { tokenEnv: SECRET } }, ['export'], /config bad\.json: connection\.tokenEnv: holds a token/],
-    ['a key value', { connection: { signingKeyFile: '-----BEGIN PRIVATE KEY-----\nMIIE' } }, ['import', 'x.csv'], /config bad\.json: connection\.signingKeyFile holds a private key/],
-    ['incremental without state', { reports: { r: { incremental: true } } }, ['export'], /config bad\.json: reports\.r\.state: incremental: true needs "state"/],
-    ['not JSON', '{ "connection": ', ['validate', 'x.csv'], /config bad\.json: not valid JSON/],
+    ['a typo', { export: { pagesize: 3 } }, ['export'], /^ccs-bulk: error: config_invalid: bad\.json: export\.pagesize: unknown key \(did you mean pageSize\?\); keys here are format, .* \[config_invalid\]$/m],
+    ['a wrong type', { reports: { r: { pageSize: 'ten' } } }, ['export'], /config_invalid: bad\.json: reports\.r\.pageSize: must be a number \(got a string\) \[config_invalid\]/],
+    ['a token value', { connection: { token: SECRET } }, ['export'], /config_invalid: bad\.json: connection\.token: a token or key value is refused.*tokenFile.*tokenEnv.*\[config_invalid\]/],
+    ['a token in tokenEnv', { connection: { tokenEnv: SECRET.replace(/_/g, '-') } }, ['export'], /config_invalid: bad\.json: connection\.tokenEnv: must be the NAME of an environment variable/],
+    ['a token that looks like a name in tokenEnv', { connection: { tokenEnv: SECRET } }, ['export'], /config_invalid: bad\.json: connection\.tokenEnv: holds a token/],
+    ['a key value', { connection: { signingKeyFile: '-----BEGIN PRIVATE KEY-----\nMIIE' } }, ['import', 'x.csv'], /config_invalid: bad\.json: connection\.signingKeyFile: holds a private key/],
+    ['incremental without state', { reports: { r: { incremental: true } } }, ['export'], /config_invalid: bad\.json: reports\.r\.state: incremental: true needs "state"/],
+    ['not JSON', '{ "connection": ', ['validate', 'x.csv'], /config_invalid: bad\.json: not valid JSON at line 1, column 17: Unexpected end of JSON input/],
     ['an unknown report', { reports: { daily: {} } }, ['export', '--report', 'weekly'], /--report weekly: no such report in bad\.json; reports are daily \[report_unknown\]/],
-    ['quiet in a report (it is the export section\'s)', { reports: { r: { quiet: true } } }, ['export'], /config bad\.json: reports\.r: Unrecognized key: "quiet"/],
-    ['a results path (flag only)', { import: { results: 'r.csv' } }, ['validate', 'x.csv'], /config bad\.json: import: Unrecognized key: "results"/],
+    ['quiet in a report (it is the export section\'s)', { reports: { r: { quiet: true } } }, ['export'], /config_invalid: bad\.json: reports\.r\.quiet: unknown key here: "quiet" goes in the "export" or "import" section/],
+    ['a results path (flag only)', { import: { results: 'r.csv' } }, ['validate', 'x.csv'], /config_invalid: bad\.json: import\.results: unknown key; keys here are /],
   ];
   it.each(cases)('%s', async (_name, content, command, message) => {
     const dir = join(context.dir, `bad-${Math.random().toString(36).slice(2)}`);
@@ -134,6 +137,7 @@ describe('a config file that cannot be used: exit 2, naming the key and the file
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toContain(SECRET);
+    expect(result.stderr).not.toContain(SECRET.replace(/_/g, '-'));
     expect(result.stderr).not.toContain('    at ');
   });
 
@@ -190,8 +194,8 @@ describe("the README's example config, run against the sandbox", () => {
   it('export --report NAME writes the report, its state and its log, with env over the file for the URL', async () => {
     const config = readmeConfig();
     const dir = join(context.dir, 'readme-example');
-    await mkdir(join(dir, 'reports'), { recursive: true });
-    await mkdir(join(dir, 'state'));
+    // No reports/ nor state/: a first run makes them.
+    await mkdir(dir);
     await writeFile(join(dir, 'ccs-bulk.config.json'), JSON.stringify(config));
     // The file names https://ccs.example.com; CCS_BASE_URL (env) wins over it.
     const env = { CCS_BASE_URL: context.sandbox.url, [config.connection.tokenEnv]: context.sandbox.token };
@@ -201,7 +205,9 @@ describe("the README's example config, run against the sandbox", () => {
     const summary = JSON.parse(weekly.stdout) as { out: string; rows: number; format: string; filters: { status: string[] } };
     expect(summary.format).toBe('xlsx');
     expect(summary.filters.status).toEqual(['approved']);
-    expect(summary.out).toMatch(/^reports\/weekly-approved-\d{4}-\d\d-\d\d\.xlsx$/);
+    // The file's paths are read from its folder: the summary names the file absolute.
+    expect(summary.out.startsWith(join(dir, 'reports', 'weekly-approved-'))).toBe(true);
+    expect(summary.out).toMatch(/weekly-approved-\d{4}-\d\d-\d\d\.xlsx$/);
     const approved = context.sandbox.store.all().filter((client) => client.status === 'approved').length;
     expect(summary.rows).toBe(approved);
     const state = JSON.parse(await readFile(join(dir, 'state', 'weekly-approved.json'), 'utf8')) as object;

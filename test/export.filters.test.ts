@@ -118,7 +118,7 @@ describe('flag checks (before any request)', () => {
   });
 
   it.each([
-    [{ status: 'aproved' }, /--status: unknown value "aproved"; valid values are pending_review, .*approved/],
+    [{ status: 'aproved' }, /--status: unknown value "aproved" \(did you mean approved\?\); valid values are pending_review, .*approved/],
     [{ status: 'active' }, /"active" is a value of --credit-status/],
     [
       { creditStatus: 'enabled' },

@@ -241,10 +241,12 @@ describe('files', () => {
     await slow.close();
   });
 
-  it('an unwritable destination or a directory is a usage error before any request', async () => {
+  it('a folder that cannot be made or a directory is a usage error before any request', async () => {
     const requests = sandbox.stats.requests;
-    await expect(exportClients({ service, out: join(temp.dir, 'missing-dir', 'x.csv') })).rejects.toThrow(
-      /cannot write .*x\.csv.*ENOENT/,
+    // A missing folder is made (missing-folders tests: test/docs.scheduled.test.ts); one under a file cannot be.
+    await writeFile(join(temp.dir, 'a-file'), '');
+    await expect(exportClients({ service, out: join(temp.dir, 'a-file', 'sub', 'x.csv') })).rejects.toThrow(
+      /cannot create the folder .*a-file\/sub: ENOTDIR; create the missing folder first: mkdir -p .*a-file\/sub$/,
     );
     await expect(exportClients({ service, out: temp.dir })).rejects.toThrow(/is a directory/);
     expect(sandbox.stats.requests).toBe(requests);

@@ -4,6 +4,7 @@
  * typo in a status or a column is a UsageError (exit 2) listing the valid values either way.
  */
 import { UsageError } from '../errors.js';
+import { didYouMean } from '../suggest.js';
 import {
   CLIENT_STATUSES,
   type ClientStatus,
@@ -190,7 +191,7 @@ function parseChoices<T extends string>(
   if (items.length === 0) throw bad(`${label} is empty; values are ${allowed.join(', ')}`);
   for (const item of items) {
     if ((allowed as readonly string[]).includes(item)) continue;
-    const hint = sibling.hint.includes(item) ? ` ("${item}" is a value of ${sibling.hintName})` : '';
+    const hint = sibling.hint.includes(item) ? ` ("${item}" is a value of ${sibling.hintName})` : didYouMean(item, allowed);
     throw bad(`${label}: unknown value "${item}"${hint}; valid values are ${allowed.join(', ')}`);
   }
   return [...new Set(items)] as T[];

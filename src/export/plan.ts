@@ -5,6 +5,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
+import { makeParentFolders } from '../folders.js';
 import { lockOutput } from '../import/output-files.js';
 import type { FileLock } from '../lock.js';
 import { sweepStaleTemps } from '../temp-files.js';
@@ -51,6 +52,11 @@ export async function planExport(input: PlanInput, settings: CheckedSettings, lo
   if (gzip && settings.format === 'xlsx') throw new UsageError('an xlsx workbook is already compressed: drop gzip', 'bad_option');
   if (input.gzip === true && typeof out !== 'string') throw new UsageError('gzip applies to a file output', 'bad_option');
   // One run per output and per state file: two overlapping runs would clobber both.
+  // The first night of a schedule starts in an empty directory: its folders are made here.
+  makeParentFolders([
+    ...(typeof out === 'string' ? [{ file: out, private: false }] : []),
+    ...(statePath !== undefined ? [{ file: statePath, private: true }] : []),
+  ]);
   if (typeof out === 'string') locks.push(lockOutput(out, 'the export file'));
   if (statePath !== undefined) locks.push(lockOutput(statePath, 'the state file'));
   // Held: a temp file beside them whose writer is gone (kill -9) is removed.
