@@ -8,7 +8,7 @@ import type { KeySet } from './key-set.js';
 import type { ClientFields, RowCheck } from './validate-row.js';
 
 export type RowVerdict =
-  | { kind: 'invalid'; issues: string }
+  | { kind: 'invalid'; issues: string; list: readonly string[] }
   | { kind: 'duplicate'; key: string; firstRow: number }
   | { kind: 'skipped'; key: string }
   | { kind: 'valid'; key: string }
@@ -26,7 +26,7 @@ export interface ClassifyRules {
 
 export function classifyRow(values: readonly string[], row: number, rules: ClassifyRules): RowVerdict {
   const check = rules.validate(values);
-  if (!check.ok) return { kind: 'invalid', issues: check.issues.join('; ') };
+  if (!check.ok) return { kind: 'invalid', issues: check.issues.join('; '), list: check.issues };
   const print = keyOf(check.value);
   const firstRow = rules.seen.add(print, row);
   if (firstRow !== undefined) return { kind: 'duplicate', key: print.key, firstRow };

@@ -102,6 +102,9 @@ export interface Reply<T> {
   status: number;
   attempts: number;
   requestId: string | undefined;
+  /** The answer's Date header, and when it arrived (ms since epoch): the service's clock against ours. */
+  date?: string | undefined;
+  receivedAt?: number | undefined;
 }
 
 /** A Create Client request serialized and signed, ready to send (and re-send) as is. */
@@ -117,6 +120,8 @@ export interface RequestContext {
 }
 
 export interface ServiceClient {
+  /** The base URL requests go to (origin and path prefix), as results files record it. */
+  readonly baseUrl: string;
   createClient(body: CreateClientBody, context?: RequestContext): Promise<Reply<Client>>;
   /**
    * createClient in two steps, so a caller can sign bodies ahead while others are on the
@@ -298,7 +303,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
             );
           }
           observe(undefined);
-          return { data: parsed.data.data, status: response.statusCode, attempts: attempt, requestId };
+          const date = headerValue(response.headers.date);
+          return { data: parsed.data.data, status: response.statusCode, attempts: attempt, requestId, date, receivedAt: Date.now() };
         }
         failure = errorFromResponse(response.statusCode, text, requestId, options.token);
         if (!isRetryableStatus(response.statusCode)) throw withAttempts(failure, attempt);
@@ -356,6 +362,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     send('POST', '/v1/client', createEnvelope, prepared, context);
 
   return {
+    baseUrl: base.origin + prefix,
     async createClient(body, context) {
       return sendCreate(await prepareCreate(body), context);
     },
