@@ -13,6 +13,7 @@ import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync } from 'no
 import { csvSafeRecordWith } from '../csv-text.js';
 import { tempBeside } from '../temp-files.js';
 import { lockOutput, openPrivate, writeFully } from './output-files.js';
+import { createDecoder } from './read/decode-text.js';
 import { encoderFor, type TextEncoding, UTF8_WITH_BOM } from './text-encoder.js';
 
 export interface FailedFile {
@@ -102,15 +103,15 @@ function transcodeToUtf8(path: string, from: string): number {
   const out = openPrivate(temp, 'wx');
   const input = openSync(path, 'r');
   try {
-    const decoder = new TextDecoder(from, { ignoreBOM: false });
+    // Only a single-byte encoding can fail to hold a value: no BOM, no sequence across chunks.
+    const decoder = createDecoder(from);
     writeFully(out, UTF8_WITH_BOM.bom, temp);
     const chunk = Buffer.allocUnsafe(65_536);
     for (;;) {
       const read = readSync(input, chunk, 0, chunk.length, null);
       if (read === 0) break;
-      writeFully(out, Buffer.from(decoder.decode(chunk.subarray(0, read), { stream: true }), 'utf8'), temp);
+      writeFully(out, Buffer.from(decoder.decode(chunk.subarray(0, read)), 'utf8'), temp);
     }
-    writeFully(out, Buffer.from(decoder.decode(), 'utf8'), temp);
     fsyncSync(out);
   } catch (error) {
     rmSync(temp, { force: true });

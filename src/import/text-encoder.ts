@@ -2,9 +2,11 @@
  * Text → bytes in the input's own encoding, for the --failed file (a German Excel CSV comes back
  * as windows-1252 with `;`, as it went in). Node encodes only UTF-8, UTF-16LE and Latin-1; a
  * single-byte WHATWG encoding (windows-1252, iso-8859-2…) is encoded with the inverse of its
- * decoder's table. Multi-byte legacy encodings (Shift_JIS, GBK…) have no encoder here: those
+ * decoder's table (the reader's own decoder: Node's takes a latin1 shortcut for windows-1252). Multi-byte legacy encodings (Shift_JIS, GBK…) have no encoder here: those
  * files, and any value an encoding cannot hold, are written as UTF-8 with a BOM instead.
  */
+
+import { createDecoder, type TextDecoderLike } from './read/decode-text.js';
 
 /** Bytes, or undefined when a character has no byte in the encoding. */
 export type Encode = (text: string) => Buffer | undefined;
@@ -41,22 +43,24 @@ const MULTI_BYTE = new Set(['shift_jis', 'euc-jp', 'iso-2022-jp', 'gbk', 'gb1803
 
 function singleByteTable(name: string): Map<number, number> | undefined {
   if (MULTI_BYTE.has(name)) return undefined;
-  let decoder: { decode(input: Uint8Array): string };
+  let decoder: TextDecoderLike;
   try {
-    decoder = new TextDecoder(name);
+    decoder = createDecoder(name);
   } catch {
     return undefined;
   }
   const table = new Map<number, number>();
   for (let byte = 0; byte < 256; byte++) {
-    const text = decoder.decode(Uint8Array.of(byte));
-    // A lead byte of a multi-byte encoding decodes alone to U+FFFD (or nothing).
-    if (text.length !== 1) return undefined;
-    const code = text.charCodeAt(0);
-    if (code === 0xfffd) {
+    let text: string;
+    try {
+      text = decoder.decode(Uint8Array.of(byte), true);
+    } catch {
+      // A byte the encoding leaves unmapped; below 0x80 it means this is no ASCII-based single-byte encoding.
       if (byte < 0x80) return undefined;
       continue;
     }
+    if (text.length !== 1) return undefined;
+    const code = text.charCodeAt(0);
     if (!table.has(code)) table.set(code, byte);
   }
   return table;
