@@ -138,7 +138,7 @@ describe('connection refused before anything succeeded', () => {
       env: { ...ctx.env(), CCS_BASE_URL: url },
     });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/nothing answers at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\): check the base URL/);
+    expect(run.stderr).toMatch(/cause: cannot reach the service: nothing answers at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)\n {2}fix: check the base URL/);
     expect((await readResults(results)).every((l) => l[1] === 'not_attempted')).toBe(true);
   }, BOUND);
 });

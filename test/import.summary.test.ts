@@ -58,7 +58,7 @@ describe('summaries that say what happened', () => {
     const at = lines.findIndex((line) => line.startsWith('Stopped after '));
     expect(lines[at]).toMatch(/^Stopped after 1 row in .*: 0 created, 1 failed, 0 invalid, 0 duplicate, 2 not attempted$/);
     expect(lines[at + 1]).toBe('  cause: the service refused the token or the signature (401 api_key_invalid)');
-    expect(lines[at + 2]).toMatch(/^ {2}fix: run ccs-bulk check: /);
+    expect(lines[at + 2]).toMatch(/^ {2}fix: check the token .*: ccs-bulk check tests both/);
     expect(lines.at(-1)).toMatch(/^ {2}to continue: ccs-bulk import .*refused\.csv --concurrency 1 --resume$/);
     // One short line each: the service's text and the token advice are in the results file, not repeated here.
     expect(Math.max(...lines.map((line) => line.length))).toBeLessThan(160);

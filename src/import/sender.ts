@@ -124,6 +124,6 @@ function authStop(failure: AuthError): { cause: string; fix: string } {
   }
   return {
     cause: `the service refused the token or the signature (${what})`,
-    fix: 'run ccs-bulk check: it tests the token, the key and the signature scheme without creating anything, and names what to change',
+    fix: 'check the token (CCS_TOKEN or --token-file) and the signing key: ccs-bulk check tests both, and the signature scheme, without creating anything',
   };
 }
