@@ -89,7 +89,7 @@ describe('the results file ends in row order', () => {
     const line = (row: number) =>
       csvRecord([String(row), 'created', `cli_${row}`, '200', '1', `key_${row}`, '', '', '', '', '', `Name, ${row}`, `Street ${row}\nTown "${row}"`], '\n');
     await writeFile(path, csvRecord([...RESULT_COLUMNS, 'name', 'address'], '\n') + order.map(line).join(''));
-    await sortResults(path, 2_000);
+    await sortResults(path, 4_000);
     const text = await readFile(path, 'utf8');
     expect(text).toBe(csvRecord([...RESULT_COLUMNS, 'name', 'address'], '\n') + rows.map(line).join(''));
     expect((await readdir(ctx.dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);

@@ -3,7 +3,7 @@
  * every finished row), which under concurrency is nearly but not quite row order, and a resumed
  * file holds the earlier run's lines before this run's. At the end of the run the file is
  * rewritten sorted, atomically (a temp file beside it, renamed over it), with flat memory: an
- * external merge sort. Lines are read in chunks of at most CHUNK_CHARS, each chunk sorted and
+ * external merge sort. Lines are read in chunks of at most CHUNK_BYTES, each chunk sorted and
  * written to a temp run; the runs are then merged. A file that fits in one chunk is sorted in
  * memory and written once. The caller skips all of this when the lines were already in order.
  */
@@ -12,34 +12,38 @@ import { parse } from 'csv-parse';
 import { csvRecord } from '../csv-text.js';
 import { OutputError } from '../errors.js';
 import { tempBeside } from '../temp-files.js';
-import { BlockWriter, openPrivate } from './output-files.js';
+import { openPrivate, writeFully } from './output-files.js';
 
-/** Characters of results lines held at once (about twice that in bytes of memory). */
-const CHUNK_CHARS = 16 * 1024 * 1024;
+/** Bytes of results lines held at once. */
+const CHUNK_BYTES = 8 * 1024 * 1024;
 
+/**
+ * A line as UTF-8 bytes: compact, where the string csvRecord builds is a rope of the record's
+ * cells (several times its length in memory).
+ */
 interface Line {
   row: number;
-  text: string;
+  bytes: Buffer;
 }
 
-export async function sortResults(path: string, chunkChars = CHUNK_CHARS): Promise<void> {
+export async function sortResults(path: string, chunkBytes = CHUNK_BYTES): Promise<void> {
   const runs: string[] = [];
   try {
-    let header: string | undefined;
+    let header: Buffer | undefined;
     let chunk: Line[] = [];
-    let chars = 0;
+    let held = 0;
     for await (const record of readRecords(path)) {
-      const text = csvRecord(record, '\n');
+      const bytes = Buffer.from(csvRecord(record, '\n'), 'utf8');
       if (header === undefined) {
-        header = text;
+        header = bytes;
         continue;
       }
-      chunk.push({ row: Number(record[0]), text });
-      chars += text.length;
-      if (chars >= chunkChars) {
+      chunk.push({ row: Number(record[0]), bytes });
+      held += bytes.length;
+      if (held >= chunkBytes) {
         runs.push(writeRun(path, chunk));
         chunk = [];
-        chars = 0;
+        held = 0;
       }
     }
     if (header === undefined) return;
@@ -67,8 +71,8 @@ function writeRun(path: string, lines: Line[]): string {
   const run = tempBeside(path);
   const fd = openPrivate(run, 'wx');
   try {
-    const out = new BlockWriter(fd, run);
-    for (const line of sorted(lines)) out.write(line.text);
+    const out = new BytesWriter(fd, run);
+    for (const line of sorted(lines)) out.write(line.bytes);
     out.flush();
   } finally {
     closeSync(fd);
@@ -76,14 +80,38 @@ function writeRun(path: string, lines: Line[]): string {
   return run;
 }
 
+/** Lines' bytes gathered into writes of about 64 KiB. */
+class BytesWriter {
+  #parts: Buffer[] = [];
+  #length = 0;
+
+  constructor(
+    readonly fd: number,
+    readonly path: string,
+  ) {}
+
+  write(bytes: Buffer): void {
+    this.#parts.push(bytes);
+    this.#length += bytes.length;
+    if (this.#length >= 65_536) this.flush();
+  }
+
+  flush(): void {
+    if (this.#length === 0) return;
+    writeFully(this.fd, Buffer.concat(this.#parts, this.#length), this.path);
+    this.#parts = [];
+    this.#length = 0;
+  }
+}
+
 /** Writes header + lines to a temp file beside `path`, then renames it over `path`. */
-function replaceWith(path: string, header: string, parts: Iterable<Iterable<Line>>): void {
+function replaceWith(path: string, header: Buffer, parts: Iterable<Iterable<Line>>): void {
   const temp = tempBeside(path);
   const fd = openPrivate(temp, 'wx');
   try {
-    const out = new BlockWriter(fd, temp);
+    const out = new BytesWriter(fd, temp);
     out.write(header);
-    for (const part of parts) for (const line of part) out.write(line.text);
+    for (const part of parts) for (const line of part) out.write(line.bytes);
     out.flush();
     fsyncSync(fd);
     closeSync(fd);
@@ -95,18 +123,18 @@ function replaceWith(path: string, header: string, parts: Iterable<Iterable<Line
 }
 
 /** k-way merge of sorted runs (a handful: one per CHUNK_CHARS of results), smallest row first. */
-async function replaceWithMerge(path: string, header: string, runs: string[]): Promise<void> {
+async function replaceWithMerge(path: string, header: Buffer, runs: string[]): Promise<void> {
   const temp = tempBeside(path);
   const fd = openPrivate(temp, 'wx');
   try {
-    const out = new BlockWriter(fd, temp);
+    const out = new BytesWriter(fd, temp);
     out.write(header);
     const heads = await Promise.all(runs.map(async (run) => openRun(run)));
     for (;;) {
       let min: RunHead | undefined;
       for (const head of heads) if (head.line && (!min || head.line.row < min.line!.row)) min = head;
       if (!min) break;
-      out.write(min.line!.text);
+      out.write(min.line!.bytes);
       await min.next();
     }
     out.flush();
@@ -130,7 +158,7 @@ async function openRun(run: string): Promise<RunHead> {
     line: undefined,
     async next() {
       const step = await records.next();
-      head.line = step.done ? undefined : { row: Number(step.value[0]), text: csvRecord(step.value, '\n') };
+      head.line = step.done ? undefined : { row: Number(step.value[0]), bytes: Buffer.from(csvRecord(step.value, '\n'), 'utf8') };
     },
   };
   await head.next();
