@@ -229,14 +229,7 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
       resumedCreated: resultsFile.created.size,
       replacesValidate: opened.replacesValidate,
     });
-    validate = rowValidator(
-      opened.plan,
-      {
-        dateFormat: options.dateFormat ?? IMPORT_DEFAULTS.dateFormat,
-        liquidityType: options.liquidityType ?? IMPORT_DEFAULTS.liquidityType,
-      },
-      notes,
-    );
+    validate = rowValidator(opened.plan, rowRules(options), notes);
   } catch (error) {
     await source.close();
     await closeFiles(false);
@@ -273,6 +266,13 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
   if (service) run.send = createSender(service, window, run.recorder, started);
   const unwatch = service?.watchAnswers((answer) => window.observe(answer));
   return run;
+}
+
+function rowRules(options: ImportSettings) {
+  return {
+    dateFormat: options.dateFormat ?? IMPORT_DEFAULTS.dateFormat,
+    liquidityType: options.liquidityType ?? IMPORT_DEFAULTS.liquidityType,
+  };
 }
 
 function snapshot(run: Run, dryRun: boolean) {
