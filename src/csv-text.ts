@@ -37,3 +37,16 @@ export function csvSafeRecord(cells: readonly string[], eol: '\n' | '\r\n'): str
   for (let i = 0; i < cells.length; i++) text += i === 0 ? csvSafeCell(cells[i]!) : `,${csvSafeCell(cells[i]!)}`;
   return text + eol;
 }
+
+/** csvSafeRecord with another delimiter (the --failed file keeps the input's `;` or tab). */
+export function csvSafeRecordWith(cells: readonly string[], delimiter: string, eol: '\n' | '\r\n'): string {
+  if (delimiter === ',') return csvSafeRecord(cells, eol);
+  let text = '';
+  for (let i = 0; i < cells.length; i++) {
+    let cell = csvSafeCell(cells[i]!);
+    // csvSafeCell quotes for a comma; a cell holding the delimiter needs quotes too.
+    if (cell.charCodeAt(0) !== 34 && cell.includes(delimiter)) cell = `"${cell}"`;
+    text += i === 0 ? cell : `${delimiter}${cell}`;
+  }
+  return text + eol;
+}

@@ -54,6 +54,7 @@ export const ERROR_CODES = {
   results_exist: 'UsageError',
   results_foreign: 'UsageError',
   results_unreadable: 'UsageError',
+  results_other_service: 'UsageError',
   output_unwritable: 'UsageError',
   same_file: 'UsageError',
   output_locked: 'UsageError',

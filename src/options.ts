@@ -304,7 +304,7 @@ export async function resolveImportOptions(
     scheme: { hash: argv.signatureHash, padding: argv.signaturePadding },
     run: {
       file: argv.file,
-      results: argv.results ?? defaultResultsPath(argv.file),
+      results: argv.results ?? defaultResultsPath(argv.file, connection?.kind === 'sandbox'),
       failed: argv.failed,
       resume: argv.resume === true,
       overwrite: argv.overwrite === true,

@@ -55,6 +55,7 @@ describe('classifyRow', () => {
     expect(classifyRow(values, 1, rules())).toEqual({
       kind: 'invalid',
       issues: `${field}: holds a spreadsheet error (${error}): the formula behind the cell failed; fix it in the workbook`,
+      list: [`${field}: holds a spreadsheet error (${error}): the formula behind the cell failed; fix it in the workbook`],
     });
   });
 
@@ -76,6 +77,8 @@ describe('classifyRow', () => {
   });
 });
 
+const IMPORT_META = { writtenBy: 'import', service: undefined, input: 'input.csv', startedAt: '' } as const;
+
 describe('Recorder', () => {
   let temp: Awaited<ReturnType<typeof makeTempDir>>;
   beforeAll(async () => {
@@ -85,11 +88,11 @@ describe('Recorder', () => {
 
   it('counts outcomes, ranks error codes, and stops at --max-errors', async () => {
     const path = join(temp.dir, 'recorder.results.csv');
-    const results = await openResults(path, { headers: HEADERS, resume: false, overwrite: false });
+    const results = await openResults(path, { headers: HEADERS, resume: false, overwrite: false, meta: IMPORT_META });
     let records = 0;
     const recorder = new Recorder({ results, failed: undefined, maxErrors: 3, signal: undefined, onRecord: () => records++ });
     const raw = (row: number) => ({ row, line: row + 1, values: ANA });
-    recorder.settle(raw(1), { kind: 'invalid', issues: 'email: required, but empty' });
+    recorder.settle(raw(1), { kind: 'invalid', issues: 'email: required, but empty', list: ['email: required, but empty'] });
     recorder.settle(raw(2), { kind: 'valid', key: 'k2' });
     recorder.settle(raw(3), { kind: 'skipped', key: 'k3' });
     recorder.settle(raw(4), { kind: 'duplicate', key: 'k2', firstRow: 2 });
@@ -100,7 +103,7 @@ describe('Recorder', () => {
     expect(recorder.stopped).toEqual({ reason: 'max_errors', message: 'stopped after 3 errors (--max-errors 3)', code: 'max_errors' });
     expect(recorder.halted()).toBe(true);
     recorder.notAttempted(raw(7));
-    results.close();
+    await results.close();
     expect(records).toBe(7);
     expect(recorder.counts).toMatchObject({ invalid: 1, valid: 1, skipped: 1, duplicate: 1, failed: 2, not_attempted: 1 });
     expect(recorder.topErrors(5)).toEqual([
@@ -119,12 +122,12 @@ describe('Recorder', () => {
   });
 
   it('an input error stops the run but does not halt sending what was read', async () => {
-    const results = await openResults(join(temp.dir, 'input.results.csv'), { headers: HEADERS, resume: false, overwrite: false });
+    const results = await openResults(join(temp.dir, 'input.results.csv'), { headers: HEADERS, resume: false, overwrite: false, meta: IMPORT_META });
     const recorder = new Recorder({ results, failed: undefined, maxErrors: undefined, signal: undefined, onRecord: () => {} });
     recorder.stop('input_error', 'bad byte', 'input_encoding');
     recorder.stop('auth', 'refused', 'auth');
     expect(recorder.stopped?.reason).toBe('input_error');
     expect(recorder.halted()).toBe(false);
-    results.close();
+    await results.close();
   });
 });

@@ -37,7 +37,7 @@ describe('Ctrl-C', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     clearInterval(poll);
     expect(code).toBe(3);
-    expect(stderr).toContain('stopped: interrupted');
+    expect(stderr).toMatch(/^Stopped after \d+ rows .*\n {2}cause: interrupted\n/m);
     const resume = /to continue: (.*)/.exec(stderr)?.[1];
     expect(resume).toBe(`ccs-bulk import ${input} --results ${results} --concurrency 4 --resume`);
 

@@ -57,13 +57,15 @@ async function run(command: 'import' | 'validate', fixture: string, ...flags: st
     stderr.on('data', (chunk: Buffer) => (text.stderr += chunk.toString()));
     const argv = [command, join(FIXTURES, fixture), '--results', `${out}.results.csv`, '--failed', `${out}.failed.csv`, '--json', ...flags];
     const code = await runCli(argv, sandboxEnv(sandbox, keyFile), { stdout, stderr });
-    const csv = async (path: string) => parse(await readFile(path), { relax_column_count: true }) as string[][];
+    // The failed file keeps the input's delimiter and BOM (it re-imports as it is).
+    const csv = async (path: string, delimiter = ',') =>
+      parse(await readFile(path), { relax_column_count: true, bom: true, delimiter }) as string[][];
     return {
       code,
       stderr: text.stderr,
       summary: JSON.parse(text.stdout),
       results: (await csv(`${out}.results.csv`)).slice(1),
-      failed: await csv(`${out}.failed.csv`),
+      failed: await csv(`${out}.failed.csv`, fixture.includes('semicolon') ? ';' : ','),
       sent: sandbox.store.all().map(({ name, address }) => ({ name, address })),
       creates: sandbox.stats.creates,
     };

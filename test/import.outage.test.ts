@@ -80,7 +80,7 @@ describe('a mid-run outage pauses the whole run (circuit breaker)', () => {
     expect(summary.counts.created).toBeGreaterThan(0);
     expect(summary.counts.created + summary.counts.not_attempted).toBe(rows);
     expect(summary.stopped).toMatchObject({ reason: 'outage', code: 'outage' });
-    expect(run.stderr).toMatch(/stopped: the service has been unreachable or failing for \d+ s \(last: .*503.*\); stopped after --outage-timeout 1.5 s/);
+    expect(run.stderr).toMatch(/cause: the service has been unreachable or failing for \d+ s \(last: .*503.*\); stopped after --outage-timeout 1.5 s/);
     expect(run.stderr).toMatch(/to continue: ccs-bulk import .* --resume/);
 
     ctx.sandbox.setFaults({ outage: undefined });
@@ -138,7 +138,7 @@ describe('connection refused before anything succeeded', () => {
       env: { ...ctx.env(), CCS_BASE_URL: url },
     });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/nothing answers at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\): check the base URL/);
+    expect(run.stderr).toMatch(/cause: cannot reach the service: nothing answers at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)\n {2}fix: check the base URL/);
     expect((await readResults(results)).every((l) => l[1] === 'not_attempted')).toBe(true);
   }, BOUND);
 });

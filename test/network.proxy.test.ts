@@ -110,7 +110,7 @@ describe('--proxy / CCS_PROXY', () => {
       env: env({ CCS_PROXY: `http://migrator:wrong-pw@127.0.0.1:${locked.port}` }),
     });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/proxy .* asks for credentials \(407\).*USER:PASSWORD/);
+    expect(run.stderr).toMatch(/proxy .* asks for credentials \(407\).*USER:PASSWORD/s);
     expect(run.stderr).not.toContain('wrong-pw');
     const lines = await readResults(results);
     expect(lines.map((l) => l[1])).toEqual(Array(20).fill('not_attempted'));
@@ -124,7 +124,7 @@ describe('--proxy / CCS_PROXY', () => {
     const requests = ctx.sandbox.stats.requests;
     const run = await runCli(['import', file, '--results', results, '--proxy', gone.url], { env: env({}) });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/the proxy http:\/\/127\.0\.0\.1:\d+ cannot be reached \(ECONNREFUSED\).*--proxy/);
+    expect(run.stderr).toMatch(/the proxy http:\/\/127\.0\.0\.1:\d+ cannot be reached \(ECONNREFUSED\).*--proxy/s);
     expect(run.stderr).toMatch(/to continue: ccs-bulk import .* --resume/);
     expect(ctx.sandbox.stats.requests).toBe(requests);
     expect((await readResults(results)).every((l) => l[1] === 'not_attempted')).toBe(true);

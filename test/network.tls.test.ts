@@ -84,7 +84,7 @@ describe('an untrusted certificate stops the run at once', () => {
     const args = extra.map((a) => (a === 'OTHER' ? otherCaFile : a));
     const run = await runCli(['import', file, '--results', results, ...args], { env: env() });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/certificate of 127\.0\.0\.1:\d+ is not trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\).*--ca-file.*NODE_EXTRA_CA_CERTS/);
+    expect(run.stderr).toMatch(/certificate of 127\.0\.0\.1:\d+ is not trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\).*--ca-file.*NODE_EXTRA_CA_CERTS/s);
     expect(run.stderr).toMatch(/0 created, 0 failed.*50 not attempted/);
     expect(ctx.sandbox.stats.requests).toBe(requests);
     const lines = await readResults(results);
@@ -152,7 +152,7 @@ describe('mutual TLS', () => {
     const { file, results } = await input(6);
     const run = await runCli(['import', file, '--results', results], { env: mtlsEnv() });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/never answered.*client certificate.*--client-cert, --client-key/);
+    expect(run.stderr).toMatch(/never answered.*client certificate.*--client-cert, --client-key/s);
     expect((await readResults(results)).every((l) => l[1] === 'not_attempted')).toBe(true);
   });
 

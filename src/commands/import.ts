@@ -2,6 +2,7 @@
  * `ccs-bulk import` and `validate`: connect, run the pipeline, print the plan and summary,
  * and turn the outcome into an exit code.
  */
+import { randomUUID } from 'node:crypto';
 import type { ExitCode } from '../errors.js';
 import { IMPORT_DEFAULTS } from '../import/defaults.js';
 import { describeEncoding, positionWord } from '../import/read/index.js';
@@ -9,9 +10,16 @@ import { type ImportPlan, type ImportSummary, importClients } from '../import/ru
 import type { Io } from '../io.js';
 import { type LogFile, withLogFile } from '../log-file.js';
 import type { ImportOptions } from '../options.js';
-import { counted, createProgress, formatDuration, formatLimits, NO_PROGRESS, progressDisplay } from '../progress.js';
+import { createProgress, NO_PROGRESS, progressDisplay } from '../progress.js';
 import type { Connected } from './connect.js';
+import { formatSummary, INVALID_ROWS_SHOWN } from './import-summary.js';
 import { reportSweep } from './stale-temps.js';
+
+/**
+ * --json lists every invalid row, up to this many (memory: a row's problems each hold a short
+ * message); the results file holds every one whatever their number.
+ */
+const MAX_INVALID_ROWS_JSON = 100_000;
 
 export async function runImport(options: ImportOptions, io: Io): Promise<ExitCode> {
   return withLogFile(options.logFile, options.run.dryRun ? 'validate' : 'import', (log) => importWith(options, io, log));
@@ -56,6 +64,9 @@ async function importWith(options: ImportOptions, io: Io, log: LogFile | undefin
     summary = await importClients({
       ...run,
       service: connected?.service,
+      // Each in-process sandbox is new and empty: its results file can never be resumed elsewhere.
+      serviceIdentity: connected?.sandbox ? `in-process sandbox ${randomUUID()}` : undefined,
+      invalidRowsListed: options.json ? MAX_INVALID_ROWS_JSON : INVALID_ROWS_SHOWN,
       signal: io.signal,
       onPlan: (plan) => {
         if (run.resume) log?.run('run_resumed', { results: plan.results, rows_created_earlier: plan.resumedCreated });
@@ -111,47 +122,9 @@ function formatPlan(plan: ImportPlan, options: ImportOptions): string {
   if (plan.unknownColumns.length > 0) {
     lines.push(`  ignored columns: ${plan.unknownColumns.map((h) => JSON.stringify(h)).join(', ')}`);
   }
+  if (plan.replacesValidate)
+    lines.push(`  results: replacing ${plan.results}, written by validate (it records no sends)`);
   if (plan.resumedCreated > 0)
     lines.push(`  resuming: ${plan.resumedCreated} rows already created will be skipped`);
   return `${lines.join('\n')}\n`;
-}
-
-function formatSummary(summary: ImportSummary, options: ImportOptions): string {
-  const c = summary.counts;
-  const parts = summary.dryRun
-    ? [`${c.valid} valid`, `${c.invalid} invalid`, `${c.duplicate} duplicate`]
-    : [`${c.created} created`, `${c.failed} failed`, `${c.invalid} invalid`, `${c.duplicate} duplicate`];
-  if (c.skipped) parts.push(`${c.skipped} skipped (created earlier)`);
-  if (c.not_attempted) parts.push(`${c.not_attempted} not attempted`);
-  const lines = [
-    `${summary.dryRun ? 'Validated' : 'Imported'} ${counted(summary.rows, 'row')} in ${formatDuration(summary.elapsedMs)} (${summary.rowsPerSecond} rows/s): ${parts.join(', ')}`,
-  ];
-  // Known only once the file is read: the plan above could not say it.
-  if (summary.source.rowsWithInvalidBytes) lines.push(`  encoding: ${describeEncoding(summary.source)}: those rows are invalid, not sent`);
-  if (summary.topErrors.length > 0) {
-    lines.push(`  top errors: ${summary.topErrors.map((e) => `${e.code} ×${e.count}`).join(', ')}`);
-  }
-  if (!summary.dryRun) lines.push(`  concurrency: ${formatLimits(summary.concurrency, 'in flight')}`);
-  if (summary.shard) {
-    const { index, count, otherRows } = summary.shard;
-    lines.push(`  shard ${index} of ${count}: ${otherRows} rows belong to the other shards (ccs-bulk results merge combines the files)`);
-  }
-  lines.push(`  results: ${summary.results}`);
-  if (summary.failed) lines.push(`  rows to fix and import again: ${summary.failed}`);
-  if (summary.stopped) {
-    lines.push(`ccs-bulk: stopped: ${summary.stopped.message}`);
-    if (summary.stopped.reason !== 'input_error')
-      lines.push(`  to continue: ${resumeCommand(options.commandLine)}`);
-  }
-  return `${lines.join('\n')}\n`;
-}
-
-/** The command as typed, with --resume instead of --overwrite. */
-export function resumeCommand(commandLine: readonly string[]): string {
-  const args = commandLine.filter((arg) => arg !== '--overwrite' && arg !== '--resume');
-  return ['ccs-bulk', ...args, '--resume'].map(shellQuote).join(' ');
-}
-
-function shellQuote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }

@@ -9,7 +9,7 @@ import type { InvalidCell } from './read/index.js';
 import type { ClientFields, RowValidator } from './validate-row.js';
 
 export type RowVerdict =
-  | { kind: 'invalid'; issues: string }
+  | { kind: 'invalid'; issues: string; list: readonly string[] }
   | { kind: 'duplicate'; key: string; firstRow: number }
   | { kind: 'skipped'; key: string }
   | { kind: 'valid'; key: string }
@@ -32,7 +32,7 @@ export function classifyRow(
   invalidBytes?: readonly InvalidCell[],
 ): RowVerdict {
   const check = rules.validate(values, invalidBytes);
-  if (!check.ok) return { kind: 'invalid', issues: check.issues.join('; ') };
+  if (!check.ok) return { kind: 'invalid', issues: check.issues.join('; '), list: check.issues };
   const print = keyOf(check.value);
   const firstRow = rules.seen.add(print, row);
   if (firstRow !== undefined) return { kind: 'duplicate', key: print.key, firstRow };

@@ -19,7 +19,10 @@ export const IMPORT_DEFAULTS = {
   maxRecordSize: DEFAULT_MAX_RECORD_SIZE,
 } as const;
 
-/** `--results` when absent: beside the input. */
-export function defaultResultsPath(file: string): string {
-  return `${file}.results.csv`;
+/**
+ * `--results` when absent: beside the input. A rehearsal against the in-process sandbox gets a
+ * name of its own, so its `created` rows never meet the real run's results file.
+ */
+export function defaultResultsPath(file: string, sandbox = false): string {
+  return sandbox ? `${file}.sandbox.results.csv` : `${file}.results.csv`;
 }

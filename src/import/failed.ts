@@ -1,21 +1,41 @@
 /**
  * The --failed file: invalid and failed rows in the input's own columns plus `error`, so
- * a user can fix them in a spreadsheet and import the file again. Failed rows carry the
+ * a user can fix them in a spreadsheet and import the file again as it is. Failed rows carry the
  * idempotency key they were sent with (an added `idempotency_key` column when the input has
  * none): such a row may have been created before the failure, so re-importing it replays the
  * same client (or, if it was edited, gets a 409) instead of creating a second one.
+ * It is written as the input was: the same delimiter, and the same encoding when that encoding
+ * can hold every value (else the file becomes UTF-8 with a BOM, which Excel and ccs-bulk both
+ * read). A spreadsheet's rows are written as a CSV in UTF-8 with a BOM.
  * Rewritten each run (it lists this run's problems); mode 0600.
  */
-import { closeSync } from 'node:fs';
-import { csvSafeRecord } from '../csv-text.js';
+import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
+import { csvSafeRecordWith } from '../csv-text.js';
+import { tempBeside } from '../temp-files.js';
 import { lockOutput, openPrivate, writeFully } from './output-files.js';
+import { createDecoder } from './read/decode-text.js';
+import { encoderFor, type TextEncoding, UTF8_WITH_BOM } from './text-encoder.js';
 
 export interface FailedFile {
   write(values: readonly string[], error: string, key?: string): void;
+  /** Rows written (0: the file holds only its header). */
+  readonly rows: number;
+  /** The encoding the file ended up in, and whether it had to leave the input's. */
+  readonly encoding: { name: string; changed: boolean };
   close(): void;
 }
 
-export function openFailed(path: string, headers: readonly string[], options: { addKeyColumn: boolean }): FailedFile {
+export interface FailedOptions {
+  addKeyColumn: boolean;
+  /** The input's delimiter (',' for a spreadsheet). */
+  delimiter: string;
+  /** The input's encoding as read (undefined: a spreadsheet, written as UTF-8 with a BOM). */
+  encoding: { name: string; bom: boolean } | undefined;
+  /** An input column not carried over (a re-imported --failed file's own `error`). */
+  dropColumn?: number | undefined;
+}
+
+export function openFailed(path: string, headers: readonly string[], options: FailedOptions): FailedFile {
   const lock = lockOutput(path, '--failed');
   let fd: number;
   try {
@@ -24,16 +44,48 @@ export function openFailed(path: string, headers: readonly string[], options: { 
     lock.release();
     throw error;
   }
+  const { dropColumn } = options;
+  const carry = (values: readonly string[]) => (dropColumn === undefined ? values : values.filter((_, i) => i !== dropColumn));
   const width = headers.length;
+  const wanted = options.encoding && encoderFor(options.encoding.name, options.encoding.bom);
+  let encoding: TextEncoding = wanted ?? UTF8_WITH_BOM;
+  const state = { rows: 0, changed: options.encoding !== undefined && wanted === undefined };
+  const put = (cells: readonly string[]) => {
+    const text = csvSafeRecordWith(cells, options.delimiter, '\n');
+    let bytes = encoding.encode(text);
+    if (bytes === undefined) {
+      // A value the input's encoding cannot hold: the lines so far become UTF-8 (with a BOM).
+      closeSync(fd);
+      fd = transcodeToUtf8(path, encoding.name);
+      encoding = UTF8_WITH_BOM;
+      state.changed = true;
+      bytes = encoding.encode(text)!;
+    }
+    writeFully(fd, bytes, path);
+  };
   const keyColumn = options.addKeyColumn ? ['idempotency_key'] : [];
-  writeFully(fd, csvSafeRecord([...headers, ...keyColumn, 'error'], '\n'), path);
+  try {
+    if (encoding.bom.length > 0) writeFully(fd, encoding.bom, path);
+    put([...carry(headers), ...keyColumn, 'error']);
+  } catch (error) {
+    closeSync(fd);
+    lock.release();
+    throw error;
+  }
   return {
     write(values, error, key) {
       // `error` stays under its header: short rows are padded, extra fields follow it.
       const cells = [...values.slice(0, width)];
       while (cells.length < width) cells.push('');
       const keyCell = options.addKeyColumn ? [key ?? ''] : [];
-      writeFully(fd, csvSafeRecord([...cells, ...keyCell, error, ...values.slice(width)], '\n'), path);
+      put([...carry(cells), ...keyCell, error, ...values.slice(width)]);
+      state.rows++;
+    },
+    get rows() {
+      return state.rows;
+    },
+    get encoding() {
+      return { name: encoding.name, changed: state.changed };
     },
     close() {
       try {
@@ -43,4 +95,31 @@ export function openFailed(path: string, headers: readonly string[], options: { 
       }
     },
   };
+}
+
+/** Rewrites `path` (in `from`) as UTF-8 with a BOM, atomically; returns it opened for appending. */
+function transcodeToUtf8(path: string, from: string): number {
+  const temp = tempBeside(path);
+  const out = openPrivate(temp, 'wx');
+  const input = openSync(path, 'r');
+  try {
+    // Only a single-byte encoding can fail to hold a value: no BOM, no sequence across chunks.
+    const decoder = createDecoder(from);
+    writeFully(out, UTF8_WITH_BOM.bom, temp);
+    const chunk = Buffer.allocUnsafe(65_536);
+    for (;;) {
+      const read = readSync(input, chunk, 0, chunk.length, null);
+      if (read === 0) break;
+      writeFully(out, Buffer.from(decoder.decode(chunk.subarray(0, read)), 'utf8'), temp);
+    }
+    fsyncSync(out);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  } finally {
+    closeSync(input);
+    closeSync(out);
+  }
+  renameSync(temp, path);
+  return openPrivate(path, 'a');
 }

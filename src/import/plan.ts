@@ -19,6 +19,8 @@ export interface PlanInput {
   resume: boolean;
   overwrite: boolean;
   dryRun: boolean;
+  /** Recorded beside the results file: the base URL, or the in-process sandbox's identity. */
+  service: string | undefined;
   /** Called with the temp files of dead runs removed beside the results file. */
   onStaleTemps?: ((removed: string[]) => void) | undefined;
 }
@@ -30,6 +32,8 @@ export interface OpenPlan {
   failedFile: FailedFile | undefined;
   /** field → the header that feeds it */
   columns: Partial<Record<Field, string>>;
+  /** The results file existed, written by validate, and is replaced. */
+  replacesValidate: boolean;
 }
 
 export async function planImport(input: PlanInput): Promise<OpenPlan> {
@@ -53,23 +57,37 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
   let results: ResultsFile | undefined;
   try {
     const plan = mapColumns(input.file, source.headers, input.map, source.info.header.line, positionWord(source.info.format));
+    const dropColumn = failedFilesError(source.headers, plan);
     const resultsOptions = {
       headers: source.headers,
+      dropColumn,
       resume: input.resume,
       overwrite: input.overwrite,
       buffered: input.dryRun,
       lock: resultsLock,
+      meta: {
+        writtenBy: input.dryRun ? ('validate' as const) : ('import' as const),
+        service: input.dryRun ? undefined : input.service,
+        input: input.file,
+        startedAt: new Date().toISOString(),
+      },
     };
     // Checked before the failed file is opened, so a refused run leaves both files as they were.
-    await assertResultsUsable(input.results, resultsOptions);
+    const { replacesValidate } = await assertResultsUsable(input.results, resultsOptions);
     if (input.failed !== undefined) {
-      failedFile = openFailed(input.failed, source.headers, { addKeyColumn: plan.columns.idempotency_key === undefined });
+      const { info } = source;
+      failedFile = openFailed(input.failed, source.headers, {
+        addKeyColumn: plan.columns.idempotency_key === undefined,
+        delimiter: info.delimiter,
+        encoding: info.format === 'csv' ? { name: info.encoding, bom: info.encodingSource === 'bom' } : undefined,
+        dropColumn,
+      });
     }
     results = await openResults(input.results, resultsOptions);
     const columns = Object.fromEntries(
       Object.entries(plan.columns).map(([field, index]) => [field, source.headers[index] ?? '']),
     ) as Partial<Record<Field, string>>;
-    return { source, plan, results, failedFile, columns };
+    return { source, plan, results, failedFile, columns, replacesValidate };
   } catch (error) {
     failedFile?.close();
     // openResults releases the lock it was given when it fails; before it is reached, it is released here.
@@ -77,4 +95,15 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
     await source.close();
     throw error;
   }
+}
+
+/**
+ * The `error` column a --failed file ends with: when that file is imported again, the old text
+ * is not carried into the new results or --failed file (it would sit beside rows now created).
+ * Only an unmapped last column named exactly `error`.
+ */
+function failedFilesError(headers: readonly string[], plan: ColumnPlan): number | undefined {
+  const last = headers.length - 1;
+  if (last < 0 || headers[last] !== 'error') return undefined;
+  return Object.values(plan.columns).includes(last) ? undefined : last;
 }

@@ -21,6 +21,9 @@ export interface Stop {
   reason: StopReason;
   message: string;
   code: ErrorCode;
+  /** One line each for the summary, when the message is longer than that. */
+  cause?: string | undefined;
+  fix?: string | undefined;
 }
 
 export interface RecorderOptions {
@@ -35,6 +38,8 @@ export interface RecorderOptions {
 
 export class Recorder {
   readonly counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
+  /** `created` rows whose client the service held before this run began (existing.ts): a replay, not a new client. */
+  existing = 0;
   /** The first stop wins. */
   stopped: Stop | undefined;
   /** A results or failed file that could not be written: thrown once in-flight rows finish. */
@@ -94,8 +99,8 @@ export class Recorder {
     this.record({ row: raw.row, outcome: 'not_attempted', key, values: raw.values });
   }
 
-  stop(reason: StopReason, message: string, code: ErrorCode): void {
-    this.stopped ??= { reason, message, code };
+  stop(reason: StopReason, message: string, code: ErrorCode, summary?: { cause: string; fix: string }): void {
+    this.stopped ??= { reason, message, code, ...summary };
   }
 
   /** Ctrl-C: stop reading; what is in flight finishes. */

@@ -13,6 +13,8 @@ import { unescapeFormula } from './normalize.js';
 import type { FileLock } from '../lock.js';
 import { tempBeside } from '../temp-files.js';
 import { BlockWriter, lockOutput, openPrivate, writeFully } from './output-files.js';
+import { assertSameService, readMeta, type ResultsMeta, writeMeta } from './results-meta.js';
+import { sortResults } from './sort-results.js';
 
 export const RESULT_COLUMNS = [
   'row',
@@ -59,16 +61,18 @@ export interface ResultsFile {
   /** Keys already `created` in the file being resumed. */
   created: KeySet;
   write(line: ResultLine): void;
-  close(): void;
+  /** Flushes and closes; puts the lines in row order (sort-results.ts) unless `sort` is false; releases the lock. */
+  close(options?: { sort?: boolean }): Promise<void>;
 }
 
 /** One results line (LF-terminated), built in one pass: it is written for every row. */
-export function formatLine(line: ResultLine): string {
+export function formatLine(line: ResultLine, dropColumn?: number): string {
   let text =
     `${rowNumber(line.row)},${line.outcome},${optional(line.clientId)},${line.httpStatus ?? ''},${line.attempts ?? ''},` +
     `${optional(line.key)},${optional(line.errorType)},${optional(line.errorCode)},${optional(line.errorParam)},` +
     `${optional(line.errorMessage)},${optional(line.requestId)}`;
-  for (const value of line.values) text += `,${csvSafeCell(value)}`;
+  const { values } = line;
+  for (let i = 0; i < values.length; i++) if (i !== dropColumn) text += `,${csvSafeCell(values[i]!)}`;
   return `${text}\n`;
 }
 
@@ -89,36 +93,76 @@ export interface OpenResultsOptions {
   buffered?: boolean;
   /** The file's lock, taken by the caller before it decided anything; taken here when absent. Released on close. */
   lock?: FileLock | undefined;
+  /** What the sidecar records (results-meta.ts): the command and the service. */
+  meta: ResultsMeta;
+  /** An input column not carried over (a re-imported --failed file's own `error`). */
+  dropColumn?: number | undefined;
 }
 
-/** Refuses an existing results file unless the run resumes or replaces it. */
-export async function assertResultsUsable(path: string, options: { resume: boolean; overwrite: boolean }): Promise<boolean> {
+/**
+ * The header: the result columns, then the input's. An input column named like a result column
+ * (a re-imported results or --failed file's `idempotency_key`) is written `input.<name>`, so no
+ * header appears twice.
+ */
+export function resultsHeader(headers: readonly string[], dropColumn?: number): string[] {
+  const taken = new Set<string>(RESULT_COLUMNS);
+  const input = headers
+    .filter((_, i) => i !== dropColumn)
+    .map((header) => (taken.has(header.trim().toLowerCase()) ? `input.${header}` : header));
+  return [...RESULT_COLUMNS, ...input];
+}
+
+export interface ResultsUsable {
+  exists: boolean;
+  /** The existing file was written by validate: it records no sends, so it is replaced. */
+  replacesValidate: boolean;
+}
+
+/**
+ * Refuses an existing results file unless the run resumes or replaces it, or it was written by
+ * validate (nothing sent, nothing to lose); --resume refuses a file written against another service.
+ */
+export async function assertResultsUsable(
+  path: string,
+  options: { resume: boolean; overwrite: boolean; meta: ResultsMeta },
+): Promise<ResultsUsable> {
   const exists = await stat(path).then(
     () => true,
     () => false,
   );
-  if (exists && !options.resume && !options.overwrite) {
-    throw new UsageError(
-      `results file ${path} already exists: add --resume to continue that run, or --overwrite to replace it`,
-      'results_exist',
-    );
+  if (!exists || options.overwrite) return { exists, replacesValidate: false };
+  const meta = readMeta(path);
+  if (options.resume) {
+    assertSameService(path, meta, options.meta.service);
+    return { exists, replacesValidate: false };
   }
-  return exists;
+  if (meta?.writtenBy === 'validate') return { exists, replacesValidate: true };
+  const by = meta?.service === undefined ? '' : ` (written by an import against ${meta.service})`;
+  throw new UsageError(
+    `results file ${path} already exists${by}: add --resume to continue that import, or --overwrite to replace it`,
+    'results_exist',
+  );
 }
 
 export async function openResults(path: string, options: OpenResultsOptions): Promise<ResultsFile> {
   const lock = options.lock ?? lockOutput(path, 'results file');
   let fd: number;
   let created = new KeySet();
+  // Whether the lines are in row order so far: a file that is needs no sort at the end.
+  let lastRow = 0;
+  let ordered = true;
   try {
-    const exists = await assertResultsUsable(path, options);
+    const { exists, replacesValidate } = await assertResultsUsable(path, options);
     // A file with no complete line (a crash while it was being created) records nothing.
-    if (exists && options.resume && completeLength(path) > 0) {
-      created = await compactForResume(path);
+    if (exists && options.resume && !replacesValidate && completeLength(path) > 0) {
+      const kept = await compactForResume(path);
+      ({ created, lastRow, ordered } = kept);
+      writeMeta(path, options.meta);
       fd = openPrivate(path, 'a');
     } else {
+      writeMeta(path, options.meta);
       fd = openPrivate(path, 'w');
-      writeFully(fd, csvSafeRecord([...RESULT_COLUMNS, ...options.headers], '\n'), path);
+      writeFully(fd, csvSafeRecord(resultsHeader(options.headers, options.dropColumn), '\n'), path);
     }
   } catch (error) {
     lock.release();
@@ -131,14 +175,20 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
     path,
     created,
     write(line) {
-      if (options.buffered) block.write(formatLine(line));
-      else writeFully(fd, formatLine(line), path);
+      if (line.row < lastRow) ordered = false;
+      lastRow = line.row;
+      if (options.buffered) block.write(formatLine(line, options.dropColumn));
+      else writeFully(fd, formatLine(line, options.dropColumn), path);
     },
-    close() {
+    async close(closing = {}) {
       try {
-        block.flush();
-        if (!options.buffered) fsyncSync(fd);
-        closeSync(fd);
+        try {
+          block.flush();
+          if (!options.buffered) fsyncSync(fd);
+        } finally {
+          closeSync(fd);
+        }
+        if (!ordered && closing.sort !== false) await sortResults(path);
       } finally {
         lock.release();
       }
@@ -151,9 +201,11 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
  * and gets a fresh line), drop a torn last line, and swap the file in atomically. So after
  * any number of crashes and resumes each row has at most one `created` line.
  */
-async function compactForResume(path: string): Promise<KeySet> {
+async function compactForResume(path: string): Promise<{ created: KeySet; lastRow: number; ordered: boolean }> {
   const complete = completeLength(path);
   const created = new KeySet();
+  let lastRow = 0;
+  let ordered = true;
   const temp = tempBeside(path);
   const out = openPrivate(temp, 'wx');
   try {
@@ -178,6 +230,9 @@ async function compactForResume(path: string): Promise<KeySet> {
       const key = record[5] === undefined ? undefined : unescapeFormula(record[5]);
       if (record[1] === 'created' && key) {
         created.add(key, 1);
+        const row = Number(record[0]);
+        if (row < lastRow) ordered = false;
+        lastRow = row;
         writeFully(out, csvRecord(record, '\n'), temp);
       }
     }
@@ -201,7 +256,7 @@ async function compactForResume(path: string): Promise<KeySet> {
     rmSync(temp, { force: true });
     throw new UsageError(`cannot replace ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`, 'output_unwritable');
   }
-  return created;
+  return { created, lastRow, ordered };
 }
 
 /** Length of the file up to and including its last newline: a torn last line is left out. */

@@ -20,6 +20,7 @@ import type { Outcome } from './results.js';
 import { createSender, type SendRow } from './sender.js';
 import { type Shard, shardOfKey, shardOfRow, shardResultsPath } from './shard.js';
 import { createSendWindow, type SendWindow } from './send-window.js';
+import { type InvalidRow, type Normalization, RunNotes } from './run-notes.js';
 import { rowValidator } from './validate-row.js';
 
 export type { StopReason } from './recorder.js';
@@ -59,6 +60,13 @@ export interface ImportClientsOptions extends ImportSettings {
   onPlan?: (plan: ImportPlan) => void;
   /** Called with the temp files of dead runs removed beside the results file. */
   onStaleTemps?: ((removed: string[]) => void) | undefined;
+  /**
+   * The service as the results file records it (results-meta.ts); default: the service's base
+   * URL. --resume refuses a results file written against another.
+   */
+  serviceIdentity?: string | undefined;
+  /** Invalid rows listed in the summary's `invalidRows` (default 10; every one is in the results file). */
+  invalidRowsListed?: number | undefined;
 }
 
 export interface ImportPlan {
@@ -67,6 +75,8 @@ export interface ImportPlan {
   unknownColumns: string[];
   results: string;
   resumedCreated: number;
+  /** The results file existed, written by validate (no sends), and is replaced. */
+  replacesValidate: boolean;
 }
 
 export interface ImportSummary {
@@ -76,6 +86,15 @@ export interface ImportSummary {
   dryRun: boolean;
   rows: number;
   counts: Record<Outcome, number>;
+  /** Of `created`: clients the service already held before the run (replays of an earlier run's rows). */
+  existing: number;
+  /** The first invalid rows (invalidRowsListed), each problem with its column. */
+  invalidRows: InvalidRow[];
+  /** Values changed on their way out, with how often (`Italy` → `IT`). */
+  normalizations: Normalization[];
+  /** Rows written to the --failed file, and the encoding it is in. */
+  failedRows: number;
+  failedEncoding: { name: string; changed: boolean } | undefined;
   topErrors: { code: string; count: number }[];
   elapsedMs: number;
   rowsPerSecond: number;
@@ -124,6 +143,7 @@ async function importRows(run: Run, signal: AbortSignal | undefined): Promise<vo
         continue;
       }
       if (verdict.kind !== 'send') {
+        if (verdict.kind === 'invalid') run.notes.invalid(raw.row, verdict.list);
         recorder.settle(raw, verdict);
         continue;
       }
@@ -149,6 +169,7 @@ interface Run {
   opened: OpenPlan;
   window: SendWindow;
   recorder: Recorder;
+  notes: RunNotes;
   progress: ProgressReporter;
   rules: ClassifyRules;
   /** Undefined in a dry run. */
@@ -187,13 +208,15 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
     resume: options.resume === true,
     overwrite: options.overwrite === true,
     dryRun,
+    service: options.serviceIdentity ?? service?.baseUrl,
     onStaleTemps: options.onStaleTemps,
   });
   const { source, results: resultsFile, failedFile } = opened;
-  const closeFiles = () => {
-    resultsFile.close();
+  const closeFiles = async (sort: boolean) => {
     failedFile?.close();
+    await resultsFile.close({ sort });
   };
+  const notes = new RunNotes(options.invalidRowsListed ?? 10, opened.columns);
   // The files are open: whatever throws before the loop closes them (a reader thread would
   // otherwise wait for its consumer).
   let validate: ClassifyRules['validate'];
@@ -204,14 +227,12 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
       unknownColumns: opened.plan.unknown,
       results,
       resumedCreated: resultsFile.created.size,
+      replacesValidate: opened.replacesValidate,
     });
-    validate = rowValidator(opened.plan, {
-      dateFormat: options.dateFormat ?? IMPORT_DEFAULTS.dateFormat,
-      liquidityType: options.liquidityType ?? IMPORT_DEFAULTS.liquidityType,
-    });
+    validate = rowValidator(opened.plan, rowRules(options), notes);
   } catch (error) {
     await source.close();
-    closeFiles();
+    await closeFiles(false);
     throw error;
   }
   const run: Run = {
@@ -226,6 +247,7 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
       signal: options.signal,
       onRecord: () => run.progress.tick(),
     }),
+    notes,
     progress: progressReporter(options.onProgress, () => snapshot(run, dryRun), options.progressIntervalMs),
     rules: { validate, seen: new KeySet(), created: resultsFile.created, dryRun },
     send: undefined,
@@ -237,12 +259,20 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
       unwatch?.();
       await source.close();
       run.progress.finish();
-      closeFiles();
+      // The results file is put in row order (sort-results.ts); a failure leaves it complete, unsorted.
+      await closeFiles(true).catch((error: unknown) => run.recorder.outputFailed(error));
     },
   };
-  if (service) run.send = createSender(service, window, run.recorder);
+  if (service) run.send = createSender(service, window, run.recorder, started);
   const unwatch = service?.watchAnswers((answer) => window.observe(answer));
   return run;
+}
+
+function rowRules(options: ImportSettings) {
+  return {
+    dateFormat: options.dateFormat ?? IMPORT_DEFAULTS.dateFormat,
+    liquidityType: options.liquidityType ?? IMPORT_DEFAULTS.liquidityType,
+  };
 }
 
 function snapshot(run: Run, dryRun: boolean) {
@@ -272,6 +302,11 @@ function summarize(run: Run, options: ImportClientsOptions): ImportSummary {
     dryRun: options.dryRun === true,
     rows: run.rows,
     counts: run.recorder.counts,
+    existing: run.recorder.existing,
+    invalidRows: run.notes.invalidRows,
+    normalizations: run.notes.normalizations(),
+    failedRows: run.opened.failedFile?.rows ?? 0,
+    failedEncoding: run.opened.failedFile?.encoding,
     topErrors: run.recorder.topErrors(5),
     elapsedMs,
     rowsPerSecond: Math.round(run.rows / Math.max(0.001, elapsedMs / 1000)),

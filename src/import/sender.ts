@@ -6,6 +6,7 @@
 import { AuthError, CcsError, ConnectionError, OutageError, ServiceError } from '../errors.js';
 import type { PreparedCreate, Reply, ServiceClient } from '../service/client.js';
 import type { Client } from '../service/schemas.js';
+import { heldBeforeRun } from './existing.js';
 import { toCreateBody } from './key.js';
 import type { RawRecord } from './read/index.js';
 import type { Recorder } from './recorder.js';
@@ -14,7 +15,8 @@ import type { ClientFields } from './validate-row.js';
 
 export type SendRow = (raw: RawRecord, fields: ClientFields, key: string) => Promise<void>;
 
-export function createSender(service: ServiceClient, window: SendWindow, recorder: Recorder): SendRow {
+/** `runStartedMs`: when the run started on this machine's clock, to tell clients the service already held (existing.ts). */
+export function createSender(service: ServiceClient, window: SendWindow, recorder: Recorder, runStartedMs: number): SendRow {
   const send = async (raw: RawRecord, fields: ClientFields, key: string) => {
     if (recorder.halted()) return recorder.notAttempted(raw, key);
     let prepared: PreparedCreate;
@@ -42,6 +44,7 @@ export function createSender(service: ServiceClient, window: SendWindow, recorde
           requestId: reply.requestId,
           values: raw.values,
         });
+        if (heldBeforeRun(runStartedMs, reply)) recorder.existing++;
       } catch (error) {
         recorder.outputFailed(error);
       }
@@ -67,7 +70,12 @@ function recordFailure(recorder: Recorder, raw: RawRecord, key: string, error: u
   }
   if (failure instanceof ConnectionError || failure instanceof OutageError) {
     // Unreachable or down: nothing got through, or resume sends it again under the same key.
-    recorder.stop(failure instanceof ConnectionError ? 'connection' : 'outage', failure.message, failure.code);
+    recorder.stop(
+      failure instanceof ConnectionError ? 'connection' : 'outage',
+      failure.message,
+      failure.code,
+      failure instanceof ConnectionError ? { cause: failure.message.slice(0, -failure.fix.length - 2), fix: failure.fix } : undefined,
+    );
     recorder.record({
       row: raw.row,
       outcome: 'not_attempted',
@@ -80,7 +88,7 @@ function recordFailure(recorder: Recorder, raw: RawRecord, key: string, error: u
     });
     return;
   }
-  if (failure instanceof AuthError) recorder.stop('auth', failure.message, 'auth');
+  if (failure instanceof AuthError) recorder.stop('auth', failure.message, 'auth', authStop(failure));
   recorder.record(
     {
       row: raw.row,
@@ -103,4 +111,19 @@ function asServiceError(error: unknown): ServiceError {
   if (error instanceof ServiceError) return error;
   const message = error instanceof CcsError || error instanceof Error ? error.message : String(error);
   return new ServiceError(`request not completed: ${message}`, { type: 'client_error' }, { code: 'not_sent' });
+}
+
+/** A refused token or signature in one line of cause and one of fix (the full text stays in the results file). */
+function authStop(failure: AuthError): { cause: string; fix: string } {
+  const what = [failure.status, failure.errorCode ?? failure.type].filter(Boolean).join(' ');
+  if (failure.status === 403) {
+    return {
+      cause: `the service refused this machine or token (${what})`,
+      fix: "check this machine's IP is on the service's allow-list and the token may create clients; ccs-bulk check tests the set-up without creating anything",
+    };
+  }
+  return {
+    cause: `the service refused the token or the signature (${what})`,
+    fix: 'check the token (CCS_TOKEN or --token-file) and the signing key: ccs-bulk check tests both, and the signature scheme, without creating anything',
+  };
 }

@@ -140,19 +140,28 @@ function rowSchema(rules: RowRules) {
  * becomes its fields (trimmed, formula escape undone, empty = absent) or the list of what is
  * wrong with it.
  */
-export function rowValidator(plan: ColumnPlan, rules: RowRules): RowValidator {
+export function rowValidator(plan: ColumnPlan, rules: RowRules, notes?: NormalizationNotes): RowValidator {
   const schema = rowSchema(rules);
   const columns = Object.entries(plan.columns) as [Field, number][];
   const width = plan.headers.length;
   const name = columnNamer(plan);
   return (values, invalidBytes) => {
     const picked: Partial<Record<Field, string>> = {};
+    let trimmed = 0;
+    let unescaped = 0;
     for (const [field, index] of columns) {
-      const value = unescapeFormula(values[index] ?? '').trim();
+      const raw = values[index] ?? '';
+      const unquoted = unescapeFormula(raw);
+      const value = unquoted.trim();
+      if (unquoted !== raw) unescaped++;
+      if (value !== unquoted) trimmed++;
       if (value !== '') picked[field] = value;
     }
     const result = check(values.length, width, picked, schema);
-    if (invalidBytes === undefined) return result;
+    if (invalidBytes === undefined) {
+      if (notes && result.ok) noteChanges(notes, picked, result.value, rules.dateFormat, trimmed, unescaped);
+      return result;
+    }
     // Any column, sent or not: a row that is not what the file says is never half-sent.
     const issues = invalidByteIssues(invalidBytes, name);
     return { ok: false, issues: result.ok ? issues : [...issues, ...result.issues] };
@@ -178,6 +187,30 @@ function invalidByteIssues(cells: readonly InvalidCell[], name: (column: number)
     const what = one ? `byte ${sequences[0]} is` : `bytes ${sequences.join(', ')} are`;
     return `${name(column)}: ${what} not valid UTF-8 (the file is UTF-8 elsewhere; fix the cell or save the file as UTF-8)`;
   });
+}
+
+/** Where validate and import report the values changed on their way out (run-notes.ts). */
+export interface NormalizationNotes {
+  changed(field: string, from: string, to: string): void;
+}
+
+function noteChanges(
+  notes: NormalizationNotes,
+  picked: Partial<Record<Field, string>>,
+  value: ClientFields,
+  dateFormat: DateFormat,
+  trimmed: number,
+  unescaped: number,
+): void {
+  if (picked.country !== value.country) notes.changed('country', picked.country!, value.country);
+  if (picked.currency !== value.currency) notes.changed('currency', picked.currency!, value.currency!);
+  if (picked.liquidity_type !== undefined && picked.liquidity_type !== value.liquidity_type)
+    notes.changed('liquidity_type', picked.liquidity_type, value.liquidity_type);
+  const date = picked.application_date;
+  if (date !== undefined && date !== value.application_date)
+    notes.changed('application_date', /^\d{4}-/.test(date) ? 'YYYY-MM-DD' : dateFormat, 'YYYY-MM-DD');
+  for (let i = 0; i < trimmed; i++) notes.changed('(any)', 'spaces around a value', 'trimmed');
+  for (let i = 0; i < unescaped; i++) notes.changed('(any)', "a formula escape (')", 'removed');
 }
 
 function check(

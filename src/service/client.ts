@@ -67,6 +67,8 @@ export interface PreparedCreate {
 }
 
 export interface ServiceClient {
+  /** The base URL requests go to (origin and path prefix), as results files record it. */
+  readonly baseUrl: string;
   createClient(body: CreateClientBody, context?: RequestContext): Promise<Reply<Client>>;
   /**
    * createClient in two steps, so a caller can sign bodies ahead while others are on the
@@ -134,6 +136,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     sendRequest(wire, 'POST', '/v1/client', createEnvelope, prepared, context);
 
   return {
+    baseUrl: wire.origin + wire.prefix,
     async createClient(body, context) {
       return sendCreate(await prepareCreate(body), context);
     },

@@ -153,7 +153,8 @@ async function sendOnce<T>(wire: Wire, request: Outgoing<T>, attempt: number): P
         );
       }
       reportAttempt(wire, request, attempt, sentAt, status, requestId, undefined);
-      return { data: parsed.data.data, status, attempts: attempt, requestId };
+      const date = headerValue(response.headers.date);
+      return { data: parsed.data.data, status, attempts: attempt, requestId, date, receivedAt: Date.now() };
     }
     failure = errorFromResponse(status, text, requestId, wire.token);
     if (!isRetryableStatus(status)) throw withAttempts(failure, attempt);

@@ -42,6 +42,9 @@ export interface Reply<T> {
   status: number;
   attempts: number;
   requestId: string | undefined;
+  /** The answer's Date header, and when it arrived (ms since epoch): the service's clock against ours. */
+  date?: string | undefined;
+  receivedAt?: number | undefined;
 }
 
 /** What the caller knows of a request, copied into its attempts' AttemptEvents. */

@@ -1,0 +1,130 @@
+/**
+ * The import's and validate's closing lines on stderr: what happened to the rows, which rows
+ * are wrong and why, what was changed on the way out, where the files are, and — for a run that
+ * stopped — one line of cause, one of fix, and the command that continues.
+ */
+import { IMPORT_DEFAULTS } from '../import/defaults.js';
+import { describeEncoding } from '../import/read/index.js';
+import type { ImportSummary } from '../import/run-import.js';
+import { describeNormalization, type InvalidRow } from '../import/run-notes.js';
+import type { StopReason } from '../import/recorder.js';
+import type { ImportOptions } from '../options.js';
+import { counted, formatDuration, formatLimits } from '../progress.js';
+
+/** Invalid rows printed on stderr (--json lists every one). */
+export const INVALID_ROWS_SHOWN = 10;
+/** Normalizations printed on stderr, most frequent first. */
+const NORMALIZATIONS_SHOWN = 8;
+
+export function formatSummary(summary: ImportSummary, options: ImportOptions): string {
+  const lines = [headline(summary)];
+  if (summary.stopped) {
+    const { cause, fix } = stopLines(summary);
+    lines.push(`  cause: ${cause}`, `  fix: ${fix}`);
+  }
+  // Known only once the file is read: the plan above could not say it.
+  if (summary.source.rowsWithInvalidBytes) lines.push(`  encoding: ${describeEncoding(summary.source)}: those rows are invalid, not sent`);
+  lines.push(...invalidLines(summary));
+  if (summary.normalizations.length > 0) {
+    const shown = summary.normalizations.slice(0, NORMALIZATIONS_SHOWN).map(describeNormalization);
+    const more = summary.normalizations.length - shown.length;
+    lines.push(`  normalized: ${shown.join(', ')}${more > 0 ? `, and ${more} more` : ''}`);
+  }
+  if (summary.topErrors.length > 0) {
+    lines.push(`  top errors: ${summary.topErrors.map((e) => `${e.code} ×${e.count}`).join(', ')}`);
+  }
+  if (!summary.dryRun) lines.push(`  concurrency: ${formatLimits(summary.concurrency, 'in flight')}`);
+  if (summary.shard) {
+    const { index, count, otherRows } = summary.shard;
+    lines.push(`  shard ${index} of ${count}: ${otherRows} rows belong to the other shards (ccs-bulk results merge combines the files)`);
+  }
+  lines.push(`  results: ${summary.results}`);
+  // No hint when there is nothing to fix: the file holds only its header.
+  if (summary.failed && summary.failedRows > 0) {
+    const encoding = summary.failedEncoding?.changed ? `, ${summary.failedEncoding.name} with a BOM: a value needed it` : '';
+    lines.push(
+      `  rows to fix: ${counted(summary.failedRows, 'row')} in ${summary.failed}${encoding}; fix them there, then import that file as it is:`,
+      `    ${reimportCommand(summary.failed, options, summary.failedEncoding?.changed === true)}`,
+    );
+  }
+  if (summary.stopped && summary.stopped.reason !== 'input_error') {
+    lines.push(`  to continue: ${resumeCommand(options.commandLine)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function headline(summary: ImportSummary): string {
+  const c = summary.counts;
+  const created = c.created - summary.existing;
+  const parts = summary.dryRun
+    ? [`${c.valid} valid`, `${c.invalid} invalid`, `${c.duplicate} duplicate`]
+    : [`${created} created`, `${c.failed} failed`, `${c.invalid} invalid`, `${c.duplicate} duplicate`];
+  if (summary.existing > 0) parts.splice(1, 0, `${summary.existing} existing (already on the service: replayed, not created)`);
+  if (c.skipped) parts.push(`${c.skipped} skipped (created earlier)`);
+  if (c.not_attempted) parts.push(`${c.not_attempted} not attempted`);
+  const took = `in ${formatDuration(summary.elapsedMs)} (${summary.rowsPerSecond} rows/s)`;
+  if (summary.stopped) {
+    return `Stopped after ${counted(summary.rows - c.not_attempted, 'row')} ${took}: ${parts.join(', ')}`;
+  }
+  return `${summary.dryRun ? 'Validated' : 'Imported'} ${counted(summary.rows, 'row')} ${took}: ${parts.join(', ')}`;
+}
+
+function invalidLines(summary: ImportSummary): string[] {
+  const total = summary.counts.invalid;
+  if (total === 0 || summary.invalidRows.length === 0) return [];
+  const shown = summary.invalidRows.slice(0, INVALID_ROWS_SHOWN);
+  const which = total > shown.length ? `the first ${shown.length} of ${total}` : counted(total, 'row');
+  return [`  invalid rows (${which}; every one is in the results file):`, ...shown.map(describeInvalid)];
+}
+
+/** `row 4, column "Land": unknown country "Narnia" (…)`, one line per problem. */
+function describeInvalid(invalid: InvalidRow): string {
+  return invalid.problems
+    .map((problem) => {
+      const where = problem.column === undefined ? '' : `, column ${JSON.stringify(problem.column)}`;
+      return `    row ${invalid.row}${where}: ${problem.message}`;
+    })
+    .join('\n');
+}
+
+const FIXES: Partial<Record<StopReason, string>> = {
+  interrupted: 'nothing to fix: continue with the command below',
+  max_errors: 'the failed rows share a cause: read their error_message in the results file, fix it, then continue',
+  outage: 'wait until the service is back (ccs-bulk check says when it answers), then continue',
+  input_error: 'fix the input where the message says, then run the import again with --resume',
+  output_error: 'free space, or fix the file named, then continue',
+  connection: 'ccs-bulk check names what to change in the network set-up',
+};
+
+function stopLines(summary: ImportSummary): { cause: string; fix: string } {
+  const stop = summary.stopped!;
+  return {
+    cause: stop.cause ?? stop.message,
+    fix: stop.fix ?? FIXES[stop.reason] ?? 'run ccs-bulk check, then continue with the command below',
+  };
+}
+
+/** The command that imports the --failed file as it is: the same mapping and reading flags. */
+export function reimportCommand(failed: string, options: ImportOptions, encodingChanged: boolean): string {
+  const { run } = options;
+  const args = ['import', failed];
+  for (const [field, header] of Object.entries(run.map ?? {})) args.push('--map', `${field}=${header}`);
+  if (run.dateFormat !== undefined && run.dateFormat !== IMPORT_DEFAULTS.dateFormat) args.push('--date-format', run.dateFormat);
+  // The file is in the input's encoding unless a value needed UTF-8 (then its BOM says so).
+  if (run.read?.encoding !== undefined && !encodingChanged) args.push('--encoding', run.read.encoding);
+  if (run.read?.delimiter !== undefined) args.push('--delimiter', run.read.delimiter === '\t' ? 'tab' : run.read.delimiter);
+  if (run.liquidityType !== undefined && run.liquidityType !== IMPORT_DEFAULTS.liquidityType) args.push('--liquidity-type', run.liquidityType);
+  if (options.applicationDateField !== IMPORT_DEFAULTS.applicationDateField) args.push('--application-date-field', options.applicationDateField);
+  if (options.connection?.kind === 'sandbox') args.push('--sandbox');
+  return ['ccs-bulk', ...args].map(shellQuote).join(' ');
+}
+
+/** The command as typed, with --resume instead of --overwrite. */
+export function resumeCommand(commandLine: readonly string[]): string {
+  const args = commandLine.filter((arg) => arg !== '--overwrite' && arg !== '--resume');
+  return ['ccs-bulk', ...args, '--resume'].map(shellQuote).join(' ');
+}
+
+function shellQuote(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
