@@ -8,15 +8,23 @@
  */
 import { closeSync } from 'node:fs';
 import { csvSafeRecord } from '../csv-text.js';
+import type { Field } from './fields.js';
+import { writeFixItWorkbook } from './fix-it-workbook.js';
 import { lockOutput, openPrivate, writeFully } from './output-files.js';
 
 export interface FailedFile {
-  write(values: readonly string[], error: string, key?: string): void;
+  /** `param`: the field the service named in its error, to mark in a workbook. */
+  write(values: readonly string[], error: string, key?: string, param?: string): void;
   close(): void;
 }
 
-export function openFailed(path: string, headers: readonly string[], options: { addKeyColumn: boolean }): FailedFile {
+export function openFailed(
+  path: string,
+  headers: readonly string[],
+  options: { addKeyColumn: boolean; columns?: Partial<Record<Field, number>> },
+): FailedFile {
   const lock = lockOutput(path, '--failed');
+  if (/\.xlsx$/i.test(path)) return lockedWorkbook(path, headers, options, lock);
   let fd: number;
   try {
     fd = openPrivate(path, 'w');
@@ -38,6 +46,32 @@ export function openFailed(path: string, headers: readonly string[], options: { 
     close() {
       try {
         closeSync(fd);
+      } finally {
+        lock.release();
+      }
+    },
+  };
+}
+
+/** `--failed fix-me.xlsx`: the fix-it workbook, under the same lock as the CSV. */
+function lockedWorkbook(
+  path: string,
+  headers: readonly string[],
+  options: { addKeyColumn: boolean; columns?: Partial<Record<Field, number>> },
+  lock: { release(): void },
+): FailedFile {
+  let workbook: FailedFile;
+  try {
+    workbook = writeFixItWorkbook(path, headers, options);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+  return {
+    write: (values, error, key, param) => workbook.write(values, error, key, param),
+    close() {
+      try {
+        workbook.close();
       } finally {
         lock.release();
       }

@@ -63,7 +63,10 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
     // Checked before the failed file is opened, so a refused run leaves both files as they were.
     await assertResultsUsable(input.results, resultsOptions);
     if (input.failed !== undefined) {
-      failedFile = openFailed(input.failed, source.headers, { addKeyColumn: plan.columns.idempotency_key === undefined });
+      failedFile = openFailed(input.failed, source.headers, {
+        addKeyColumn: plan.columns.idempotency_key === undefined,
+        columns: plan.columns,
+      });
     }
     results = await openResults(input.results, resultsOptions);
     const columns = Object.fromEntries(

@@ -1,0 +1,128 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import { stringify } from 'csv-stringify/sync';
+import { describe, expect, it } from 'vitest';
+import { markCells } from '../src/import/fix-it-workbook.js';
+import { openRows } from '../src/import/read/index.js';
+import { readAll } from './input.helpers.js';
+import { readResults, ROOT, runCli, useSandbox } from './helpers.js';
+
+const ctx = useSandbox();
+
+const HEADER = ['Full Name', 'E-mail', 'Country', 'Address', 'Currency', 'Ref'];
+const ROWS = [
+  ['Good One', 'good@example.com', 'DE', 'Street 1', 'EUR', '001'],
+  ['Ann Typo', 'ann@gmial.com', 'Germny', 'Street 2', 'EURO', '007'],
+  ['', 'bob@example.com', 'FR', '=1+1', 'EUR', '0042'],
+  ['Short', 'short@example.com'],
+];
+
+async function validateInto(name: string): Promise<{ input: string; failed: string }> {
+  const input = join(ctx.dir, `${name}.csv`);
+  await writeFile(input, stringify([HEADER, ...ROWS]));
+  const failed = join(ctx.dir, `${name}-fix-me.xlsx`);
+  const run = await runCli(['validate', input, '--failed', failed], { env: ctx.env() });
+  expect(run.code).toBe(1);
+  return { input, failed };
+}
+
+describe('the fix-it workbook (--failed fix-me.xlsx)', () => {
+  it("holds the input's columns and values as text, plus error, readable by our own reader", async () => {
+    const { failed } = await validateInto('values');
+    const source = await openRows(failed);
+    // idempotency_key as in the CSV: the input has no key column of its own.
+    expect(source.headers).toEqual([...HEADER, 'idempotency_key', 'error']);
+    const records = await readAll(source);
+    expect(records.map((r) => r.values.slice(0, 6))).toEqual([ROWS[1], ROWS[2], [...ROWS[3]!, '', '', '', '']]);
+    expect(records[0]!.values[7]).toBe(
+      'email: mistyped domain "gmial.com" (did you mean ann@gmail.com?); ' +
+        'country: unknown country "Germny" (did you mean Germany (DE)?); ' +
+        'currency: not an ISO 4217 currency code ("EURO"; did you mean EUR?)',
+    );
+    expect(records[2]!.values[7]).toMatch(/^row has 2 fields but the header has 6; country: required, but empty/);
+  });
+
+  it('fills and comments the cells that failed, freezes a bold header with an autofilter, never a formula', async () => {
+    const { failed } = await validateInto('styles');
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.readFile(failed);
+    const sheet = book.worksheets[0]!;
+    expect(sheet.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
+    expect(sheet.autoFilter).toBe('A1:H4');
+    expect(sheet.getCell('A1').font?.bold).toBe(true);
+    const red = (ref: string) => (sheet.getCell(ref).fill as { fgColor?: { argb?: string } } | undefined)?.fgColor?.argb;
+    const note = (ref: string) => {
+      const n = sheet.getCell(ref).note;
+      return typeof n === 'string' ? n : n?.texts?.map((t) => t.text).join('');
+    };
+    expect([red('B2'), red('C2'), red('E2')]).toEqual(['FFFFC7CE', 'FFFFC7CE', 'FFFFC7CE']);
+    expect([red('A2'), red('D2'), red('F2')]).toEqual([undefined, undefined, undefined]);
+    expect(note('C2')).toBe('unknown country "Germny" (did you mean Germany (DE)?)');
+    expect(note('B2')).toBe('mistyped domain "gmial.com" (did you mean ann@gmail.com?)');
+    // An empty cell that is the problem is marked too; a row-level problem marks `error`.
+    expect([red('A3'), note('A3')]).toEqual(['FFFFC7CE', 'required, but empty']);
+    expect(note('H4')).toBe('row has 2 fields but the header has 6');
+    // Text, never a number or a formula: leading zeros and `=` survive.
+    expect([sheet.getCell('F2').value, sheet.getCell('F3').value, sheet.getCell('D3').value]).toEqual([
+      '007',
+      '0042',
+      '=1+1',
+    ]);
+    expect(sheet.getCell('D3').formula).toBeUndefined();
+  });
+
+  it('imports again with no flags once fixed, the error column ignored', async () => {
+    const { failed } = await validateInto('again');
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.readFile(failed);
+    const sheet = book.worksheets[0]!;
+    sheet.getCell('B2').value = 'ann@gmail.com';
+    sheet.getCell('C2').value = 'Germany';
+    sheet.getCell('E2').value = 'EUR';
+    sheet.getCell('A3').value = 'Bob';
+    sheet.getRow(4).values = ['Short', 'short@example.com', 'PL', 'Street 4', 'PLN', '004', '', 'old error'];
+    await book.xlsx.writeFile(failed);
+    const before = ctx.sandbox.store.size;
+    const run = await runCli(['import', failed, '--json', '--quiet'], { env: ctx.env() });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).counts).toMatchObject({ created: 3, invalid: 0 });
+    expect(ctx.sandbox.store.size - before).toBe(3);
+    const lines = await readResults(`${failed}.results.csv`);
+    const emails = lines.map((line) => ctx.sandbox.store.get(line[2]!)?.email);
+    expect(emails).toEqual(expect.arrayContaining(['ann@gmail.com', 'bob@example.com', 'short@example.com']));
+  });
+
+  it('matches the committed fixture that openpyxl read (scripts/fix-it-check.py)', async () => {
+    const dir = join(ROOT, 'fixtures', 'fix-it');
+    const failed = join(ctx.dir, 'fixture-fix-me.xlsx');
+    const run = await runCli(['validate', join(dir, 'clients.csv'), '--failed', failed, '--results', join(ctx.dir, 'r.csv')], {
+      env: ctx.env(),
+    });
+    expect(run.code).toBe(1);
+    // Byte for byte (the writer is deterministic), so openpyxl's reading below is of this output.
+    expect((await readFile(failed)).equals(await readFile(join(dir, 'fix-me.xlsx')))).toBe(true);
+    const openpyxl = await readFile(join(dir, 'openpyxl.txt'), 'utf8');
+    expect(openpyxl).toContain('C4 fill=FFFFC7CE type=s value="Germny" comment="unknown country \\"Germny\\" (did you mean Germany (DE)?)"');
+    expect(openpyxl).toContain('frozen=A2');
+    expect(openpyxl).toContain('autofilter=A1:J8');
+    expect(openpyxl).toContain('D7 fill=none type=s value="=HYPERLINK(\\"x\\")"');
+    expect(openpyxl).toContain('G2 fill=none type=s value="000102"');
+  });
+});
+
+describe('markCells', () => {
+  const columns: Record<string, number> = { email: 1, country: 2, '"Notes"': 5 };
+  const columnOf = (subject: string) => columns[subject];
+  it.each([
+    ['country: unknown country "X"', undefined, [[2, 'unknown country "X"']]],
+    ['email: bad; country: worse; with a semicolon', undefined, [[1, 'bad'], [2, 'worse; with a semicolon']]],
+    ['row has 2 fields but the header has 6; email: bad', undefined, [[9, 'row has 2 fields but the header has 6'], [1, 'bad']]],
+    ['"Notes": byte 0xE9 is not valid UTF-8', undefined, [[5, 'byte 0xE9 is not valid UTF-8']]],
+    ['address: required, but empty', undefined, [[9, 'address: required, but empty']]], // no such column
+    ['422 invalid_country: not a country', 'country', [[2, '422 invalid_country: not a country']]],
+    ['500 server_error', undefined, [[9, '500 server_error']]],
+  ])('%j (param %j)', (error, param, expected) => {
+    expect([...markCells(error, param, columnOf, 9)]).toEqual(expected);
+  });
+});
