@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { stringify } from 'csv-stringify/sync';
@@ -108,6 +108,22 @@ describe('the fix-it workbook (--failed fix-me.xlsx)', () => {
     expect(openpyxl).toContain('autofilter=A1:J8');
     expect(openpyxl).toContain('D7 fill=none type=s value="=HYPERLINK(\\"x\\")"');
     expect(openpyxl).toContain('G2 fill=none type=s value="000102"');
+  });
+});
+
+describe('limits of a sheet', () => {
+  it('stops the run (output_failed) on a value longer than a cell holds, naming the column', async () => {
+    const input = join(ctx.dir, 'long.csv');
+    const long = 'x'.repeat(40_000);
+    await writeFile(input, `name,email,country,address,notes\nA,a@example.com,Germny,S 1,${long}\n`);
+    const failed = join(ctx.dir, 'long-fix-me.xlsx');
+    const run = await runCli(['validate', input, '--failed', failed], { env: ctx.env() });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('holds over 32767 characters in "notes"');
+    expect(run.stderr).toContain('[output_failed]');
+    // Closed as a workbook all the same, without the refused row, and no temp file left behind.
+    expect(await readAll(await openRows(failed))).toEqual([]);
+    expect((await readdir(ctx.dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 });
 

@@ -6,10 +6,11 @@
  * is marked on the column its error's `param` names, else on `error`. Rows go straight into
  * the zip; comments and their VML shapes go to temp files copied in at the end: flat memory.
  */
-import { closeSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, unlinkSync } from 'node:fs';
+import { OutputError } from '../errors.js';
 import { tempBeside } from '../temp-files.js';
 import { FIELDS, type Field } from './fields.js';
-import { openPrivate } from './output-files.js';
+import { openPrivate, writeFully } from './output-files.js';
 import { syncZip } from './zip-sync.js';
 import * as parts from './fix-it-parts.js';
 
@@ -32,7 +33,7 @@ export function writeFixItWorkbook(path: string, headers: readonly string[], opt
   const fd = openPrivate(path, 'w');
   const notes = new TempText(path);
   const shapes = new TempText(path);
-  const zip = syncZip(fd);
+  const zip = syncZip(fd, path);
   const width = headers.length;
   const titles = [...headers, ...(options.addKeyColumn ? ['idempotency_key'] : []), 'error'];
   const errorColumn = titles.length - 1;
@@ -45,11 +46,14 @@ export function writeFixItWorkbook(path: string, headers: readonly string[], opt
   shapes.write(parts.VML_START);
   return {
     write(values, error, key, param) {
-      row++;
+      if (++row > MAX_SHEET_ROWS) throw tooMany(path);
       const cells = [...values.slice(0, width)];
       while (cells.length < width) cells.push('');
       if (options.addKeyColumn) cells.push(key ?? '');
       cells.push(error, ...values.slice(width));
+      // Checked before any part of the row is written: a refused row leaves no stray comment.
+      const long = cells.findIndex((cell) => cell.length > MAX_CELL_CHARS);
+      if (long >= 0) throw tooLong(path, row, titles[long]);
       lastColumn = Math.max(lastColumn, cells.length - 1);
       const marks = markCells(error, param, columnOf, errorColumn);
       let xml = `<row r="${row}">`;
@@ -83,6 +87,23 @@ export function writeFixItWorkbook(path: string, headers: readonly string[], opt
       }
     },
   };
+}
+
+/** Excel's limits: rows in a sheet (the header is one) and characters in a cell. */
+const MAX_SHEET_ROWS = 1_048_576;
+const MAX_CELL_CHARS = 32_767;
+
+function tooMany(path: string): OutputError {
+  return new OutputError(
+    `cannot write ${path}: over ${MAX_SHEET_ROWS - 1} rows to fix, more than a sheet holds; use --failed with a .csv name`,
+  );
+}
+
+function tooLong(path: string, row: number, column: string | undefined): OutputError {
+  return new OutputError(
+    `cannot write ${path}: its row ${row} holds over ${MAX_CELL_CHARS} characters in ${column === undefined ? 'an extra field' : JSON.stringify(column)}, ` +
+      'more than an xlsx cell holds; use --failed with a .csv name',
+  );
 }
 
 /** An issue's subject → its column: a field through the column plan, a quoted header by its text. */
@@ -132,8 +153,10 @@ class TempText {
   readonly path: string;
   #fd: number;
   #buffer = '';
+  #output: string;
 
   constructor(beside: string) {
+    this.#output = beside;
     this.path = tempBeside(beside);
     this.#fd = openSync(this.path, 'wx', 0o600);
   }
@@ -157,8 +180,7 @@ class TempText {
   }
 
   #flush(): void {
-    const bytes = Buffer.from(this.#buffer, 'utf8');
-    for (let done = 0; done < bytes.length; ) done += writeSync(this.#fd, bytes, done, bytes.length - done);
+    writeFully(this.#fd, this.#buffer, this.#output);
     this.#buffer = '';
   }
 }

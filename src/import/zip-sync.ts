@@ -5,8 +5,9 @@
  * into one valid deflate stream, closed by an empty final block; CRC and sizes follow the
  * data (data descriptors). No ZIP64: the caller stays under 4 GiB.
  */
-import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { constants, crc32, deflateRawSync } from 'node:zlib';
+import { writeFully } from './output-files.js';
 
 const CHUNK = 1 << 16;
 const FLAGS = 0x0808; // sizes in a data descriptor; names in UTF-8
@@ -32,7 +33,8 @@ export interface SyncZip {
   finish(): void;
 }
 
-export function syncZip(fd: number): SyncZip {
+/** `path` names the file in a write failure's message. */
+export function syncZip(fd: number, path: string): SyncZip {
   const entries: Entry[] = [];
   let offset = 0;
   let current: Entry | undefined;
@@ -40,7 +42,7 @@ export function syncZip(fd: number): SyncZip {
   let pendingLength = 0;
 
   const out = (bytes: Uint8Array) => {
-    for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+    writeFully(fd, bytes, path);
     offset += bytes.length;
   };
   const deflate = (data: Buffer) => {
