@@ -93,6 +93,30 @@ describe('the fix-it workbook (--failed fix-me.xlsx)', () => {
     expect(emails).toEqual(expect.arrayContaining(['ann@gmail.com', 'bob@example.com', 'short@example.com']));
   });
 
+  it("marks a row the service refused on the cell its error's param names", async () => {
+    const header = 'name,email,country,address,idempotency_key\n';
+    const first = join(ctx.dir, 'conflict-1.csv');
+    await writeFile(first, `${header}Kim,kim@example.com,DE,Street 1,fix-it-conflict-1\n`);
+    expect((await runCli(['import', first], { env: ctx.env() })).code).toBe(0);
+    // Same key, another body: the service answers 409 with param idempotency_key.
+    const second = join(ctx.dir, 'conflict-2.csv');
+    await writeFile(second, `${header}Kim Changed,kim@example.com,DE,Street 1,fix-it-conflict-1\n`);
+    const failed = join(ctx.dir, 'conflict-fix-me.xlsx');
+    const run = await runCli(['import', second, '--failed', failed, '--json', '--quiet'], { env: ctx.env() });
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout).counts).toMatchObject({ failed: 1 });
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.readFile(failed);
+    const sheet = book.worksheets[0]!;
+    // The input has its own key column: no column is added, `error` is F.
+    expect(sheet.getRow(1).values).toEqual([undefined, 'name', 'email', 'country', 'address', 'idempotency_key', 'error']);
+    const fill = (ref: string) => (sheet.getCell(ref).fill as { fgColor?: { argb?: string } } | undefined)?.fgColor?.argb;
+    expect([fill('E2'), fill('F2'), fill('A2')]).toEqual(['FFFFC7CE', undefined, undefined]);
+    const note = sheet.getCell('E2').note;
+    expect(typeof note === 'string' ? note : note?.texts?.map((t) => t.text).join('')).toBe(sheet.getCell('F2').value);
+    expect(String(sheet.getCell('F2').value)).toMatch(/idempotency/);
+  });
+
   it('matches the committed fixture that openpyxl read (scripts/fix-it-check.py)', async () => {
     const dir = join(ROOT, 'fixtures', 'fix-it');
     const failed = join(ctx.dir, 'fixture-fix-me.xlsx');
