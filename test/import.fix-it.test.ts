@@ -58,10 +58,10 @@ describe('the fix-it workbook (--failed fix-me.xlsx)', () => {
     };
     expect([red('B2'), red('C2'), red('E2')]).toEqual(['FFFFC7CE', 'FFFFC7CE', 'FFFFC7CE']);
     expect([red('A2'), red('D2'), red('F2')]).toEqual([undefined, undefined, undefined]);
-    expect(note('C2')).toBe('unknown country "Germny" (did you mean Germany (DE)?)');
-    expect(note('B2')).toBe('mistyped domain "gmial.com" (did you mean ann@gmail.com?)');
+    expect(note('C2')).toBe('unknown country "Germny" (did you mean Germany (DE)?)\nFix: type "Germany" or "DE".');
+    expect(note('B2')).toBe('mistyped domain "gmial.com" (did you mean ann@gmail.com?)\nFix: type "ann@gmail.com".');
     // An empty cell that is the problem is marked too; a row-level problem marks `error`.
-    expect([red('A3'), note('A3')]).toEqual(['FFFFC7CE', 'required, but empty']);
+    expect([red('A3'), note('A3')]).toEqual(['FFFFC7CE', 'required, but empty\nFix: fill in this cell.']);
     expect(note('H4')).toBe('row has 2 fields but the header has 6');
     // Text, never a number or a formula: leading zeros and `=` survive.
     expect([sheet.getCell('F2').value, sheet.getCell('F3').value, sheet.getCell('D3').value]).toEqual([
@@ -127,7 +127,7 @@ describe('the fix-it workbook (--failed fix-me.xlsx)', () => {
     // Byte for byte (the writer is deterministic), so openpyxl's reading below is of this output.
     expect((await readFile(failed)).equals(await readFile(join(dir, 'fix-me.xlsx')))).toBe(true);
     const openpyxl = await readFile(join(dir, 'openpyxl.txt'), 'utf8');
-    expect(openpyxl).toContain('C4 fill=FFFFC7CE type=s value="Germny" comment="unknown country \\"Germny\\" (did you mean Germany (DE)?)"');
+    expect(openpyxl).toContain('C4 fill=FFFFC7CE type=s value="Germny" comment="unknown country \\"Germny\\" (did you mean Germany (DE)?)\\nFix: type \\"Germany\\" or \\"DE\\"."');
     expect(openpyxl).toContain('frozen=A2');
     expect(openpyxl).toContain('autofilter=A1:J8');
     expect(openpyxl).toContain('D7 fill=none type=s value="=HYPERLINK(\\"x\\")"');

@@ -104,11 +104,36 @@ function textCell(column: number, row: number, value: string, style: number): st
 export const COMMENTS_START = `${XML}<comments xmlns="${MAIN}"><authors><author>ccs-bulk</author></authors><commentList>`;
 export const COMMENTS_END = '</commentList></comments>';
 
+/** A comment: the reason, then how to fix it where the reason does not already say. */
 export function comment(column: number, row: number, reason: string): string {
+  const fix = fixFor(reason);
   return (
     `<comment ref="${columnLetter(column)}${row}" authorId="0"><text><r><t xml:space="preserve">` +
-    `${xmlText(reason)}</t></r></text></comment>`
+    `${xmlText(fix === undefined ? reason : `${reason}\nFix: ${fix}`)}</t></r></text></comment>`
   );
+}
+
+const FIXES: readonly (readonly [RegExp, string | ((match: RegExpExecArray) => string)])[] = [
+  [/did you mean (.+)\?\)$/s, (m) => typeSuggestion(m[1]!)],
+  [/required, but empty$/, 'fill in this cell.'],
+  [/^not an e-mail address/, 'a full address, such as name@example.com.'],
+  [/^unknown country/, 'an ISO 3166 code (DE, DEU) or the English name (Germany).'],
+  [/^not an ISO 4217 currency code/, 'a three-letter code such as EUR, USD, GBP.'],
+  [/^not a real date in (\S+)/, (m) => `a real calendar date written ${m[1]!}.`],
+];
+
+/** `Germany (DE)` names a country two ways: either is what to type, not the label itself. */
+function typeSuggestion(suggestion: string): string {
+  const country = /^(.+) \(([A-Z]{2})\)$/.exec(suggestion);
+  return country ? `type "${country[1]!}" or "${country[2]!}".` : `type "${suggestion}".`;
+}
+
+function fixFor(reason: string): string | undefined {
+  for (const [pattern, fix] of FIXES) {
+    const match = pattern.exec(reason);
+    if (match) return typeof fix === 'string' ? fix : fix(match);
+  }
+  return undefined;
 }
 
 export const VML_START =
