@@ -1,5 +1,8 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import ExcelJS from 'exceljs';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
@@ -148,6 +151,38 @@ describe('limits of a sheet', () => {
     // Closed as a workbook all the same, without the refused row, and no temp file left behind.
     expect(await readAll(await openRows(failed))).toEqual([]);
     expect((await readdir(ctx.dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+});
+
+describe('flat memory', () => {
+  it('writes 100,000 failed rows with the JavaScript heap capped at 32 MB', { timeout: 180_000 }, async () => {
+    const failed = join(ctx.dir, 'many-fix-me.xlsx');
+    // A writer that kept the rows (or the comments) would run out of heap long before the end.
+    const script = `
+      const { writeFixItWorkbook } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/import/fix-it-workbook.js')).href)});
+      const book = writeFixItWorkbook(${JSON.stringify(failed)}, ['name', 'email', 'country', 'ref'],
+        { addKeyColumn: true, columns: { name: 0, email: 1, country: 2 } });
+      for (let i = 0; i < 100000; i++) {
+        book.write(['Client ' + i, 'c' + i + '@gmial.com', 'Germny', String(i).padStart(8, '0')],
+          'email: mistyped domain "gmial.com" (did you mean c' + i + '@gmail.com?); country: unknown country "Germny" (did you mean Germany (DE)?)');
+      }
+      book.close();`;
+    const child = spawn(process.execPath, ['--max-old-space-size=32', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    let rows = 0;
+    let last: string[] = [];
+    for await (const batch of (await openRows(failed)).batches) {
+      rows += batch.length;
+      last = batch[batch.length - 1]?.values ?? last;
+    }
+    expect(rows).toBe(100_000);
+    expect(last.slice(0, 4)).toEqual(['Client 99999', 'c99999@gmial.com', 'Germny', '00099999']);
   });
 });
 
