@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { mapColumns } from '../src/import/columns.js';
 import { emailTypo, suggestDomain } from '../src/import/email-typos.js';
-import { editDistance, suggestCountry, suggestCurrency } from '../src/import/suggest.js';
+import fc from 'fast-check';
+import { editDistance, letterMask, suggestCountry, suggestCurrency } from '../src/import/suggest.js';
 import { rowValidator } from '../src/import/validate-row.js';
 
 describe('editDistance (optimal string alignment)', () => {
@@ -19,6 +20,23 @@ describe('editDistance (optimal string alignment)', () => {
   ])('%j vs %j (max %i) = %i', (a, b, max, expected) => {
     expect(editDistance(a, b, max)).toBe(expected);
     expect(editDistance(b, a, max)).toBe(expected);
+  });
+});
+
+describe('the letter-set bound that skips candidates', () => {
+  const popcount = (n: number) => n.toString(2).replaceAll('0', '').length;
+  it('never exceeds the edit distance, so it never skips the nearest value', () => {
+    const word = fc.string({ unit: fc.constantFrom('a', 'b', 'e', 'n', 'r', 'y', ' ', '1', 'é'), maxLength: 9 });
+    fc.assert(
+      fc.property(word, word, (a, b) => {
+        const [x, y] = [letterMask(a), letterMask(b)];
+        const bound = Math.max(popcount(x & ~y), popcount(y & ~x));
+        expect(bound).toBeLessThanOrEqual(editDistance(a, b, 20));
+        // And the bounded distance is exact within its bound.
+        expect(editDistance(a, b, 3)).toBe(Math.min(editDistance(a, b, 20), 4));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 

@@ -18,16 +18,20 @@ const currencyCodes: typeof import('currency-codes') = require('currency-codes')
  */
 export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
-  let before = new Array<number>(b.length + 1).fill(0);
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  let current = new Array<number>(b.length + 1).fill(0);
+  if (rows[0].length <= b.length) rows = [0, 1, 2].map(() => new Int32Array(b.length * 2 + 2)) as Rows;
+  // Reused rows: this runs for hundreds of candidates per rejected value.
+  let [before, previous, current] = rows;
+  for (let j = 0; j <= b.length; j++) previous[j] = j;
   for (let i = 1; i <= a.length; i++) {
     current[0] = i;
     let rowMin = i;
+    const ai = a.charCodeAt(i - 1);
     for (let j = 1; j <= b.length; j++) {
-      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
-      let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, before[j - 2]! + 1);
+      const bj = b.charCodeAt(j - 1);
+      let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (ai === bj ? 0 : 1));
+      if (i > 1 && j > 1 && ai === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === bj) {
+        value = Math.min(value, before[j - 2]! + 1);
+      }
       current[j] = value;
       if (value < rowMin) rowMin = value;
     }
@@ -37,6 +41,9 @@ export function editDistance(a: string, b: string, max: number): number {
   return Math.min(previous[b.length]!, max + 1);
 }
 
+type Rows = [Int32Array, Int32Array, Int32Array];
+let rows: Rows = [new Int32Array(64), new Int32Array(64), new Int32Array(64)];
+
 /**
  * How far a value of this length may be from its suggestion: one edit up to 5 characters,
  * two up to 9, three beyond. Tighter would miss `Untied Sttes`; looser suggests noise.
@@ -45,13 +52,31 @@ export function allowedDistance(length: number): number {
   return length <= 5 ? 1 : length <= 9 ? 2 : 3;
 }
 
-interface Candidate {
+export interface Candidate {
   /** what the value is compared with: lower case, spaces collapsed */
   key: string;
   /** what the message says: `Germany (DE)`, `EUR` */
   label: string;
   /** candidates with the same target are one answer, not a tie */
   target: string;
+  /** letters present (letterMask): a cheap lower bound that skips most candidates */
+  mask?: number;
+}
+
+/** Which of a-z (bits 0-25), and whether any other character (bit 26), the text holds. */
+export function letterMask(text: string): number {
+  let mask = 0;
+  for (let i = 0; i < text.length; i++) {
+    const letter = text.charCodeAt(i) - 97;
+    mask |= letter >= 0 && letter < 26 ? 1 << letter : 1 << 26;
+  }
+  return mask;
+}
+
+function bits(value: number): number {
+  let count = 0;
+  for (let v = value; v !== 0; v &= v - 1) count++;
+  return count;
 }
 
 const fold = (value: string) => value.trim().toLowerCase().replace(/\s+/g, ' ');
@@ -60,19 +85,35 @@ const fold = (value: string) => value.trim().toLowerCase().replace(/\s+/g, ' ');
  * The nearest candidate's label, when exactly one target is nearest and within the allowed
  * distance; else undefined (two equally near answers are a guess, not a suggestion).
  */
-export function nearest(value: string, candidates: readonly Candidate[]): string | undefined {
+export function nearest(value: string, candidates: ByLength): string | undefined {
   const key = fold(value);
+  const mask = letterMask(key);
   let best = allowedDistance(key.length);
   let found: Candidate | undefined;
   let tied = false;
-  for (const candidate of candidates) {
-    const distance = editDistance(key, candidate.key, best);
-    if (distance > best) continue;
-    if (found !== undefined && distance === best && candidate.target !== found.target) tied = true;
-    else if (found === undefined || distance < best) [found, tied] = [candidate, false];
-    best = distance;
+  // Only candidates whose length is within reach: the distance is at least the difference.
+  for (let length = key.length - best; length <= key.length + best; length++) {
+    for (const candidate of candidates[length] ?? []) {
+      // Each letter one side has and the other lacks costs an edit at least.
+      const other = (candidate.mask ??= letterMask(candidate.key));
+      if (Math.max(bits(mask & ~other), bits(other & ~mask)) > best) continue;
+      const distance = editDistance(key, candidate.key, best);
+      if (distance > best) continue;
+      if (found !== undefined && distance === best && candidate.target !== found.target) tied = true;
+      else if (found === undefined || distance < best) [found, tied] = [candidate, false];
+      best = distance;
+    }
   }
   return found === undefined || tied ? undefined : found.label;
+}
+
+/** Candidates indexed by the length of their key. */
+export type ByLength = Candidate[][];
+
+function byLength(candidates: readonly Candidate[]): ByLength {
+  const index: ByLength = [];
+  for (const candidate of candidates) (index[candidate.key.length] ??= []).push(candidate);
+  return index;
 }
 
 /** Every English name (alternates included) and alpha-3 code; alpha-2 codes are too dense to guess between. */
@@ -94,15 +135,15 @@ function currencyCandidates(): Candidate[] {
   ]);
 }
 
-let countryList: Candidate[] | undefined;
-let currencyList: Candidate[] | undefined;
+let countryList: ByLength | undefined;
+let currencyList: ByLength | undefined;
 
 /** `Germny` → `Germany (DE)`, `Untied States` → `United States (US)`; 2-letter values get none. */
 export const suggestCountry = memoize((value) =>
-  value.trim().length < 3 ? undefined : nearest(value, (countryList ??= countryCandidates())),
+  value.trim().length < 3 ? undefined : nearest(value, (countryList ??= byLength(countryCandidates()))),
 );
 
 /** `EURO` → `EUR`, `euros` → `EUR`, `Pund Sterling` → `GBP`. */
 export const suggestCurrency = memoize((value) =>
-  value.trim().length < 3 ? undefined : nearest(value, (currencyList ??= currencyCandidates())),
+  value.trim().length < 3 ? undefined : nearest(value, (currencyList ??= byLength(currencyCandidates()))),
 );
