@@ -112,8 +112,8 @@ describe('row checks', () => {
     const lines = await readResults(`${file}.results.csv`);
     const byRow = new Map(lines.map((l) => [l[0], l]));
     expect(byRow.get('2')?.[9]).toBe(
-      'name: required, but empty; email: not an e-mail address ("bad"); country: unknown country "Germny" (use ISO 3166 alpha-2, alpha-3 or the English name); ' +
-        'address: required, but empty; currency: not an ISO 4217 currency code ("EURO"); application_date: not a real date in YYYY-MM-DD ("2023-02-29")',
+      'name: required, but empty; email: not an e-mail address ("bad"); country: unknown country "Germny" (did you mean Germany (DE)?); ' +
+        'address: required, but empty; currency: not an ISO 4217 currency code ("EURO"; did you mean EUR?); application_date: not a real date in YYYY-MM-DD ("2023-02-29")',
     );
     expect(byRow.get('3')?.[1]).toBe('duplicate');
     expect(byRow.get('3')?.[9]).toBe('same idempotency key as row 1');

@@ -12,12 +12,15 @@
 import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import { csvSafeRecordWith } from '../csv-text.js';
 import { tempBeside } from '../temp-files.js';
+import type { Field } from './fields.js';
+import { writeFixItWorkbook } from './fix-it-workbook.js';
 import { lockOutput, openPrivate, writeFully } from './output-files.js';
 import { createDecoder } from './read/decode-text.js';
 import { encoderFor, type TextEncoding, UTF8_WITH_BOM } from './text-encoder.js';
 
 export interface FailedFile {
-  write(values: readonly string[], error: string, key?: string): void;
+  /** `param`: the field the service named in its error, to mark in a workbook. */
+  write(values: readonly string[], error: string, key?: string, param?: string): void;
   /** Rows written (0: the file holds only its header). */
   readonly rows: number;
   /** The encoding the file ended up in, and whether it had to leave the input's. */
@@ -33,10 +36,13 @@ export interface FailedOptions {
   encoding: { name: string; bom: boolean } | undefined;
   /** An input column not carried over (a re-imported --failed file's own `error`). */
   dropColumn?: number | undefined;
+  /** Which input column feeds which field: a workbook marks the cells at fault. */
+  columns?: Partial<Record<Field, number>> | undefined;
 }
 
 export function openFailed(path: string, headers: readonly string[], options: FailedOptions): FailedFile {
   const lock = lockOutput(path, '--failed');
+  if (/\.xlsx$/i.test(path)) return lockedWorkbook(path, headers, options, lock);
   let fd: number;
   try {
     fd = openPrivate(path, 'w');
@@ -122,4 +128,41 @@ function transcodeToUtf8(path: string, from: string): number {
   }
   renameSync(temp, path);
   return openPrivate(path, 'a');
+}
+
+/** `--failed fix-me.xlsx`: the fix-it workbook, under the same lock as the CSV. */
+function lockedWorkbook(
+  path: string,
+  headers: readonly string[],
+  options: FailedOptions,
+  lock: { release(): void },
+): FailedFile {
+  let workbook: ReturnType<typeof writeFixItWorkbook>;
+  try {
+    // A re-imported workbook's own `error` column (the last) is not carried over.
+    const kept = options.dropColumn === undefined ? headers : headers.filter((_, i) => i !== options.dropColumn);
+    workbook = writeFixItWorkbook(path, kept, { addKeyColumn: options.addKeyColumn, ...(options.columns && { columns: options.columns }) });
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+  let rows = 0;
+  return {
+    write(values, error, key, param) {
+      const kept = options.dropColumn === undefined ? values : values.filter((_, i) => i !== options.dropColumn);
+      workbook.write(kept, error, key, param);
+      rows++;
+    },
+    get rows() {
+      return rows;
+    },
+    encoding: { name: 'xlsx', changed: false },
+    close() {
+      try {
+        workbook.close();
+      } finally {
+        lock.release();
+      }
+    },
+  };
 }

@@ -81,6 +81,7 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
         delimiter: info.delimiter,
         encoding: info.format === 'csv' ? { name: info.encoding, bom: info.encodingSource === 'bom' } : undefined,
         dropColumn,
+        columns: plan.columns,
       });
     }
     results = await openResults(input.results, resultsOptions);

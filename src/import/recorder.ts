@@ -57,7 +57,8 @@ export class Recorder {
     this.counts[line.outcome]++;
     this.#options.results.write(line);
     if (error !== undefined) {
-      this.#options.failed?.write(line.values, error, line.outcome === 'failed' ? line.key : undefined);
+      const failed = line.outcome === 'failed';
+      this.#options.failed?.write(line.values, error, failed ? line.key : undefined, failed ? line.errorParam : undefined);
       const code = line.errorCode ?? line.outcome;
       this.#errorCodes.set(code, (this.#errorCodes.get(code) ?? 0) + 1);
       const { maxErrors } = this.#options;

@@ -14,6 +14,8 @@ import {
   toIsoDate,
   unescapeFormula,
 } from './normalize.js';
+import { emailTypo } from './email-typos.js';
+import { suggestCountry, suggestCurrency } from './suggest.js';
 
 export interface ClientFields {
   name: string;
@@ -84,6 +86,10 @@ function converted(convert: (value: string) => string | undefined, describe: (va
   };
 }
 
+/** `did you mean X?` when there is one unambiguous suggestion; the row stays invalid either way. */
+const didYouMean = (suggestion: string | undefined, prefix = '') =>
+  suggestion === undefined ? undefined : `${prefix}did you mean ${suggestion}?`;
+
 function rowSchema(rules: RowRules) {
   // Files repeat their dates; the same bounded memo as countries and currencies.
   const toDate = memoize((value) => toIsoDate(value, rules.dateFormat));
@@ -95,18 +101,26 @@ function rowSchema(rules: RowRules) {
       .string()
       .min(1, { error: 'required, but empty', abort: true })
       .max(MAX_LENGTH, { error: `longer than ${MAX_LENGTH} characters`, abort: true })
-      .check(z.email({ error: (issue) => `not an e-mail address (${JSON.stringify(issue.input)})` })),
+      .check(z.email({ error: (issue) => `not an e-mail address (${JSON.stringify(issue.input)})`, abort: true }))
+      .superRefine((value, ctx) => {
+        const typo = emailTypo(value);
+        if (typo !== undefined) ctx.addIssue({ code: 'custom', message: typo });
+      }),
     country: required.transform(
       converted(
         toCountryCode,
-        (v) => `unknown country ${JSON.stringify(v)} (use ISO 3166 alpha-2, alpha-3 or the English name)`,
+        (v) =>
+          `unknown country ${JSON.stringify(v)} (${didYouMean(suggestCountry(v)) ?? 'use ISO 3166 alpha-2, alpha-3 or the English name'})`,
       ),
     ),
     address: required,
     currency: optional.transform((value, ctx) =>
       value === undefined
         ? undefined
-        : converted(toCurrencyCode, (v) => `not an ISO 4217 currency code (${JSON.stringify(v)})`)(
+        : converted(
+            toCurrencyCode,
+            (v) => `not an ISO 4217 currency code (${JSON.stringify(v)}${didYouMean(suggestCurrency(v), '; ') ?? ''})`,
+          )(
             value,
             ctx,
           ),
