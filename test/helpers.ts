@@ -1,6 +1,11 @@
-/** Shared test plumbing: temp dirs, the built CLI as a child process, sandbox key files. */
+/**
+ * Shared test plumbing: temp dirs, the CLI in this process or as a child process, sandbox key
+ * files.
+ */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Writable } from 'node:stream';
+import { format } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,7 +47,11 @@ export function cliEnv(extra: Record<string, string | undefined> = {}): Record<s
   return env;
 }
 
-/** Runs `node dist/bin.cjs ...args` with a clean environment (no CCS_* leaking in). */
+/**
+ * Runs `node dist/bin.cjs ...args` with a clean environment (no CCS_* leaking in). For tests where
+ * the process is the point: signals, exit codes set by main(), locks held by another pid,
+ * stdout as a pipe, privileges. Anything else: runCliInProcess, ten times cheaper.
+ */
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   const env = cliEnv(options.env);
   return new Promise((resolve, reject) => {
@@ -56,6 +65,72 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
     });
     child.stdin.end(options.input ?? '');
   });
+}
+
+/**
+ * The CLI in this process: src/cli.ts's runCli with its io captured, and a thrown error turned
+ * into the exit code and the one stderr line, as main() does (same environment as runCli, and
+ * `cwd` by chdir, which vitest's forks pool allows; tests in one file run one at a time). What
+ * stays out: bin.cjs's thread-pool size and V8 flag, signals, process.exit, and yargs' --help,
+ * --version and completion output, which it prints with console.log (captured here as stdout).
+ */
+export async function runCliInProcess(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  const [{ runCli: run }, { isCcsError }, { redactSecrets }] = await Promise.all([
+    import('../src/cli.js'),
+    import('../src/errors.js'),
+    import('../src/redact.js'),
+  ]);
+  const stdout = capture();
+  const stderr = capture();
+  const restore = captureConsole(stdout.stream, stderr.stream);
+  const cwd = process.cwd();
+  let code: number;
+  try {
+    process.chdir(options.cwd ?? ROOT);
+    code = await withDeadline(run(args, cliEnv(options.env), { stdout: stdout.stream, stderr: stderr.stream }), options.timeoutMs);
+  } catch (error) {
+    if (!isCcsError(error)) throw error;
+    stderr.stream.write(`ccs-bulk: error: ${redactSecrets(error.message)} [${error.code}]\n`);
+    code = error.exitCode;
+  } finally {
+    restore();
+    process.chdir(cwd);
+  }
+  return { code, signal: null, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+/** A writable that keeps what it is given (not a TTY: no progress bar, no colours). */
+function capture(): { stream: Writable; text(): string } {
+  const chunks: Buffer[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      chunks.push(chunk);
+      callback();
+    },
+  });
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+/** yargs prints help, version, completion and its own messages with console: to the captured io. */
+function captureConsole(stdout: Writable, stderr: Writable): () => void {
+  const saved = { log: console.log, info: console.info, error: console.error, warn: console.warn };
+  const line = (stream: Writable) => (...values: unknown[]) => void stream.write(`${format(...values)}\n`);
+  console.log = console.info = line(stdout);
+  console.error = console.warn = line(stderr);
+  return () => Object.assign(console, saved);
+}
+
+/** A run that outlives `ms` fails its test (a child process would be killed at that point). */
+async function withDeadline<T>(work: Promise<T>, ms = 60_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the CLI still ran after ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** A child's stdout and stderr as text, growing as it writes. */
