@@ -9,7 +9,7 @@ import { format } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../src/sandbox/index.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -80,6 +80,12 @@ export async function runCliInProcess(args: string[], options: CliOptions = {}):
     import('../src/errors.js'),
     import('../src/redact.js'),
   ]);
+  if (options.input !== undefined) throw new Error('runCliInProcess has no stdin: use runCli');
+  const env = cliEnv(options.env);
+  // Node reads these when a process starts: a run that sets them needs a process of its own.
+  for (const name of ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS', 'UV_THREADPOOL_SIZE']) {
+    if (env[name] !== process.env[name]) throw new Error(`${name} takes effect at a process's start: use runCli`);
+  }
   const stdout = capture();
   const stderr = capture();
   const restore = captureConsole(stdout.stream, stderr.stream);
@@ -87,7 +93,7 @@ export async function runCliInProcess(args: string[], options: CliOptions = {}):
   let code: number;
   try {
     process.chdir(options.cwd ?? ROOT);
-    code = await withDeadline(run(args, cliEnv(options.env), { stdout: stdout.stream, stderr: stderr.stream }), options.timeoutMs);
+    code = await withDeadline(run(args, env, { stdout: stdout.stream, stderr: stderr.stream }), options.timeoutMs);
   } catch (error) {
     if (!isCcsError(error)) throw error;
     stderr.stream.write(`ccs-bulk: error: ${redactSecrets(error.message)} [${error.code}]\n`);
@@ -181,6 +187,23 @@ export async function readResults(path: string): Promise<string[][]> {
   return (parse(await readFile(path), { relax_column_count: true }) as string[][]).slice(1);
 }
 
+/**
+ * startSandbox with the run's shared key pair (test/global-setup.ts) instead of a fresh one, unless
+ * the options name a key or turn signatures off: `privateKeyPem` is set as if it had made it.
+ */
+export async function startTestSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  if (options.publicKeyPem !== undefined || options.verifySignatures === false) return startSandbox(options);
+  const keys = inject('signingKeys');
+  const sandbox = await startSandbox({ ...options, publicKeyPem: keys.publicKeyPem });
+  sandbox.privateKeyPem = keys.privateKeyPem;
+  return sandbox;
+}
+
+/** A key pair the test sandboxes do not know (made once per run). */
+export function otherKeyPair(): { privateKeyPem: string; publicKeyPem: string } {
+  return inject('otherSigningKeys');
+}
+
 export interface SandboxContext {
   sandbox: Sandbox;
   dir: string;
@@ -197,7 +220,7 @@ export function useSandbox(options: SandboxOptions = {}): SandboxContext {
   const context = {} as SandboxContext;
   let cleanup: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    context.sandbox = await startSandbox(options);
+    context.sandbox = await startTestSandbox(options);
     const temp = await makeTempDir();
     cleanup = temp.cleanup;
     context.dir = temp.dir;

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { openRows, type ReadOptions } from '../src/import/read/index.js';
 import { importClients } from '../src/import/run-import.js';
 import { workbook } from './hostile.generate.js';
-import { ROOT, runCli } from './helpers.js';
+import { ROOT, runCliInProcess as runCli } from './helpers.js';
 import { readUntilError, useInputFiles } from './input.helpers.js';
 import { writeZip } from './zip.helpers.js';
 
