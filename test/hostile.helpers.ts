@@ -71,10 +71,10 @@ export function cliForUser(uid: number, gid: number): OtherUserCli {
   return found;
 }
 
-/** Removes the copies cliForUser made. */
+/** Removes the directories (and copies) cliForUser made. */
 export function removeUserClis(): void {
   for (const cli of otherUserClis.values()) {
-    if ('base' in cli && !cli.bin.startsWith(ROOT)) rmSync(cli.base, { recursive: true, force: true });
+    if ('base' in cli) rmSync(cli.base, { recursive: true, force: true });
   }
   otherUserClis.clear();
 }
