@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../src/sandbox/index.js';
 import { parseCsv } from './export.helpers.js';
-import { BIN, cliEnv, expectNoneOf, makeTempDir, ROOT, runCli, startTestSandbox } from './helpers.js';
+import { BIN, cliEnv, expectNoneOf, makeTempDir, ROOT, runCliInProcess as runCli, startTestSandbox } from './helpers.js';
 
 let sandbox: Sandbox;
 let temp: Awaited<ReturnType<typeof makeTempDir>>;

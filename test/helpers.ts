@@ -70,7 +70,7 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
 /**
  * The CLI in this process: src/cli.ts's runCli with its io captured, and a thrown error turned
  * into the exit code and the one stderr line, as main() does (same environment as runCli, and
- * `cwd` by chdir, which vitest's forks pool allows; tests in one file run one at a time). What
+ * `cwd` by chdir, which vitest's forks pool allows; overlapping runs must share it). What
  * stays out: bin.cjs's thread-pool size and V8 flag, signals, process.exit, and yargs' --help,
  * --version and completion output, which it prints with console.log (captured here as stdout).
  */
@@ -82,17 +82,24 @@ export async function runCliInProcess(args: string[], options: CliOptions = {}):
   ]);
   if (options.input !== undefined) throw new Error('runCliInProcess has no stdin: use runCli');
   const env = cliEnv(options.env);
-  // Node reads these when a process starts: a run that sets them needs a process of its own.
-  for (const name of ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS', 'UV_THREADPOOL_SIZE']) {
+  // Node reads these when a process starts, yargs' completion reads $SHELL from the process: a
+  // run that sets them needs a process of its own.
+  for (const name of ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS', 'UV_THREADPOOL_SIZE', 'SHELL']) {
     if (env[name] !== process.env[name]) throw new Error(`${name} takes effect at a process's start: use runCli`);
   }
   const stdout = capture();
   const stderr = capture();
+  const cwd = options.cwd ?? ROOT;
+  // Runs may overlap (two shards at once): they share the process's directory and console.
+  if (active.runs > 0 && cwd !== active.cwd) throw new Error('overlapping in-process runs need the same cwd');
+  if (active.runs++ === 0) {
+    active.cwd = cwd;
+    active.savedCwd = process.cwd();
+    process.chdir(cwd);
+  }
   const restore = captureConsole(stdout.stream, stderr.stream);
-  const cwd = process.cwd();
   let code: number;
   try {
-    process.chdir(options.cwd ?? ROOT);
     code = await withDeadline(run(args, env, { stdout: stdout.stream, stderr: stderr.stream }), options.timeoutMs);
   } catch (error) {
     if (!isCcsError(error)) throw error;
@@ -100,10 +107,12 @@ export async function runCliInProcess(args: string[], options: CliOptions = {}):
     code = error.exitCode;
   } finally {
     restore();
-    process.chdir(cwd);
+    if (--active.runs === 0) process.chdir(active.savedCwd);
   }
   return { code, signal: null, stdout: stdout.text(), stderr: stderr.text() };
 }
+
+const active = { runs: 0, cwd: '', savedCwd: '' };
 
 /** A writable that keeps what it is given (not a TTY: no progress bar, no colours). */
 function capture(): { stream: Writable; text(): string } {
@@ -117,13 +126,25 @@ function capture(): { stream: Writable; text(): string } {
   return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
 }
 
-/** yargs prints help, version, completion and its own messages with console: to the captured io. */
+const CONSOLE = { log: console.log, info: console.info, error: console.error, warn: console.warn };
+const consoleTargets: { stdout: Writable; stderr: Writable }[] = [];
+
+/**
+ * yargs prints help, version, completion and its own messages with console: to the captured io
+ * (of the latest run, when runs overlap), until the last run ends.
+ */
 function captureConsole(stdout: Writable, stderr: Writable): () => void {
-  const saved = { log: console.log, info: console.info, error: console.error, warn: console.warn };
-  const line = (stream: Writable) => (...values: unknown[]) => void stream.write(`${format(...values)}\n`);
-  console.log = console.info = line(stdout);
-  console.error = console.warn = line(stderr);
-  return () => Object.assign(console, saved);
+  const target = { stdout, stderr };
+  consoleTargets.push(target);
+  const line =
+    (pick: 'stdout' | 'stderr') =>
+    (...values: unknown[]) =>
+      void consoleTargets.at(-1)![pick].write(`${format(...values)}\n`);
+  Object.assign(console, { log: line('stdout'), info: line('stdout'), error: line('stderr'), warn: line('stderr') });
+  return () => {
+    consoleTargets.splice(consoleTargets.indexOf(target), 1);
+    if (consoleTargets.length === 0) Object.assign(console, CONSOLE);
+  };
 }
 
 /** A run that outlives `ms` fails its test (a child process would be killed at that point). */

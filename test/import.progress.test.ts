@@ -10,7 +10,7 @@ import type { ProgressSnapshot } from '../src/progress-report.js';
 import { createServiceClient } from '../src/service/client.js';
 import { createSigner } from '../src/service/signing.js';
 import { collector } from './export.helpers.js';
-import { BIN, CLIENT_HEADER, runCli, useSandbox, validRows } from './helpers.js';
+import { BIN, CLIENT_HEADER, runCliInProcess as runCli, useSandbox, validRows } from './helpers.js';
 
 let input: string;
 
