@@ -2,8 +2,10 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
-import { CLIENT_HEADER, readResults, runCliInProcess as runCli, useSandbox, validRows } from './helpers.js';
+import { CLIENT_HEADER, readResults, runCli, useSandbox, validRows } from './helpers.js';
 
+// The CLI runs as a child process: the controller judges wire latency, which a sandbox sharing
+// its event loop would inflate.
 // 40 requests a second through a one-second token bucket, 20 ms per request: one in flight
 // nearly fits. Low enough that even a busy machine signs faster, so the limit is really hit.
 const ctx = useSandbox({ rateLimit: 40, latencyMs: 20, retryAfterSeconds: 1, seedRandom: 16 });
