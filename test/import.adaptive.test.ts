@@ -22,11 +22,14 @@ describe('--concurrency auto against a rate-limited service', () => {
     const summary = JSON.parse(run.stdout);
     expect(summary.counts).toMatchObject({ created: rows, failed: 0 });
     expect(summary.concurrency).toMatchObject({ mode: 'auto', max: 64 });
-    // Where it ended: far below the 8 it starts at and the 64 it may grow to, the 429s taught it
-    // where the limit is. (The settled limit counts the descent too, which each 429's one-second
-    // pause stretches over several seconds of a run this short: on a busy machine, 13–19.)
+    // Where it ended: below the 8 it starts at, which only 429s can do (without them it only
+    // grows, towards 64). How far below depends on how fast this machine signs: after the
+    // descent it probes upward by one every 20 windows while no 429 answers, so a machine that
+    // stays under 40/s for a stretch ends a little higher (1–4 on a quiet machine, 5 seen under
+    // load). (The settled limit counts the descent too, which each 429's one-second pause
+    // stretches over several seconds of a run this short: on a busy machine, 13–19.)
     expect(summary.concurrency.current).toBeGreaterThanOrEqual(1);
-    expect(summary.concurrency.current).toBeLessThanOrEqual(4);
+    expect(summary.concurrency.current).toBeLessThan(8);
     const { requests } = ctx.sandbox.stats;
     const throttled = ctx.sandbox.stats.faults.rateLimited;
     expect(throttled).toBeGreaterThan(0);
