@@ -54,8 +54,9 @@ describe('progress on stderr', () => {
     const command = [process.execPath, BIN, 'import', input, '--overwrite', '--concurrency', '2']
       .map((a) => `'${a}'`)
       .join(' ');
+    // script runs the command through $SHELL, which for a service account is nologin.
     const child = spawn('script', ['-qec', command, '/dev/null'], {
-      env: { ...process.env, ...ctx.env(), COLUMNS: '160' },
+      env: { ...process.env, ...ctx.env(), COLUMNS: '160', SHELL: '/bin/sh' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let screen = '';
