@@ -1,12 +1,44 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * Files that are one long test each (a bench run, a soak run, the hostile corpus, the reader
+ * thread's properties): started first, so neither worker is left with one at the end. vitest
+ * orders by the last run's durations when it has them; on a fresh checkout it has none and
+ * would order by file size, which puts the short bench and soak files last.
+ */
+const LONG_FIRST = [
+  'bench.smoke',
+  'input.hostile',
+  'input.thread',
+  'input.hostile-xlsx',
+  'service.hostile',
+  'soak.smoke',
+  'input.hostile-generated',
+  'input.thread-validate',
+];
+
+class LongFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (file: TestSpecification) => {
+      const at = LONG_FIRST.findIndex((name) => file.moduleId.endsWith(`/test/${name}.test.ts`));
+      return at < 0 ? LONG_FIRST.length : at;
+    };
+    return sorted.map((file, i) => ({ file, i })).sort((a, b) => rank(a.file) - rank(b.file) || a.i - b.i).map(({ file }) => file);
+  }
+}
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Heavy fixtures made once per run (key pairs), handed to the files through inject().
+    globalSetup: ['test/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 30_000,
     // Two cores: files run in parallel, each starts its own sandbox on port 0.
     pool: 'forks',
     maxWorkers: 2,
+    sequence: { sequencer: LongFirst },
   },
 });

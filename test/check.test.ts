@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import type { SignatureScheme } from '../src/service/signing.js';
-import { generateRsaKeyPair } from '../src/service/signing.js';
-import { runCli, sandboxEnv, useSandbox } from './helpers.js';
+import { otherKeyPair, runCli, sandboxEnv, useSandbox } from './helpers.js';
 import { startProxy, type TestProxy } from './proxy.helpers.js';
 
 // An HTTPS sandbox with a few clients; other sandboxes below share its key pair.
@@ -74,7 +73,7 @@ describe('ccs-bulk check against the HTTPS sandbox', () => {
   });
 
   it('a wrong key: signature failed, and --detect-signature finds no scheme', async () => {
-    const other = await generateRsaKeyPair();
+    const other = otherKeyPair();
     const wrongKey = join(ctx.dir, 'wrong.pem');
     await writeFile(wrongKey, other.privateKeyPem, { mode: 0o600 });
     const { run, line, report } = await check(['--detect-signature'], env({ CCS_SIGNING_KEY_FILE: wrongKey }));

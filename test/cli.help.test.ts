@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, makeTempDir, runCli } from './helpers.js';
+import { BIN, makeTempDir, runCli as runCliChild, runCliInProcess as runCli } from './helpers.js';
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
 beforeAll(async () => {
@@ -51,12 +51,13 @@ describe('ccs-bulk completion', () => {
   });
 
   it('zsh: the script is a compdef function over the same completions', async () => {
-    const run = await runCli(['completion'], { env: { SHELL: '/usr/bin/zsh' } });
+    // yargs picks the script by the process's own $SHELL: a child process of its own.
+    const run = await runCliChild(['completion'], { env: { SHELL: '/usr/bin/zsh' } });
     expect(run.code).toBe(0);
     expect(run.stdout.startsWith('#compdef ccs-bulk\n')).toBe(true);
     expect(run.stdout).toContain('ccs-bulk --get-yargs-completions');
     expect(run.stdout).toContain('compdef _ccs-bulk_yargs_completions ccs-bulk');
-    const listed = await runCli(['--get-yargs-completions', 'ccs-bulk', 'sandbox', '--fail'], {
+    const listed = await runCliChild(['--get-yargs-completions', 'ccs-bulk', 'sandbox', '--fail'], {
       env: { SHELL: '/usr/bin/zsh' },
     });
     expect(listed.stdout).toContain('--fail-rate');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSigningKey } from '../src/service/keys.js';
 import { createSigner, verifySignature } from '../src/service/signing.js';
-import { BIN, makeTempDir, runCli } from './helpers.js';
+import { BIN, makeTempDir, runCliInProcess as runCli } from './helpers.js';
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
 beforeAll(async () => {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseCsv } from './export.helpers.js';
-import { ROOT, runCli, useSandbox } from './helpers.js';
+import { ROOT, runCliInProcess as runCli, useSandbox } from './helpers.js';
 
 const context = useSandbox({ seed: 30 });
 

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain JavaScript module of the bench, without declarations.
 import { writeBenchDocs } from '../bench/readme.js';
 import { ERROR_CODES, EXIT_CODES } from '../src/errors.js';
-import { ROOT, runCli } from './helpers.js';
+import { ROOT, runCliInProcess as runCli } from './helpers.js';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { expectedIds, idRange, parseCsv, startFakeService } from './export.helpers.js';
-import { makeTempDir, runCli } from './helpers.js';
+import { makeTempDir, runCliInProcess as runCli } from './helpers.js';
 
 const SEED = 2500;
 let sandbox: Sandbox;

@@ -13,7 +13,7 @@ import { exportClients } from '../src/export/run-export.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { createServiceClient } from '../src/service/client.js';
 import { parseCsv } from './export.helpers.js';
-import { BIN, cliEnv, makeTempDir, runCli } from './helpers.js';
+import { BIN, cliEnv, makeTempDir, runCliInProcess as runCli } from './helpers.js';
 
 let sandbox: Sandbox;
 let temp: Awaited<ReturnType<typeof makeTempDir>>;

@@ -13,6 +13,9 @@ import { createServiceClient } from '../src/service/client.js';
 import { collector, expectedIds, parseCsv } from './export.helpers.js';
 import { makeTempDir, runCli } from './helpers.js';
 
+// The CLI runs as a child process: the controller judges wire latency, which a sandbox sharing
+// its event loop would inflate.
+
 const START = 4;
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
 beforeAll(async () => {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expandOutName } from '../src/export/out-name.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { expectedIds, parseCsv } from './export.helpers.js';
-import { makeTempDir, runCli } from './helpers.js';
+import { makeTempDir, runCliInProcess as runCli } from './helpers.js';
 
 let sandbox: Sandbox;
 let temp: Awaited<ReturnType<typeof makeTempDir>>;

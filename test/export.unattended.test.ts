@@ -7,16 +7,16 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
+import type { Sandbox } from '../src/sandbox/index.js';
 import { parseCsv } from './export.helpers.js';
-import { BIN, cliEnv, expectNoneOf, makeTempDir, ROOT, runCli } from './helpers.js';
+import { BIN, cliEnv, expectNoneOf, makeTempDir, ROOT, runCliInProcess as runCli, startTestSandbox } from './helpers.js';
 
 let sandbox: Sandbox;
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ seed: 400, seedRandom: 9 });
+  sandbox = await startTestSandbox({ seed: 400, seedRandom: 9 });
   temp = await makeTempDir();
   env = { CCS_BASE_URL: sandbox.url, CCS_TOKEN: sandbox.token };
 });

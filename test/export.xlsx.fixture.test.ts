@@ -10,7 +10,7 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { asInWorkbook, zipParts } from './export.xlsx.helpers.js';
-import { makeTempDir, ROOT, runCli } from './helpers.js';
+import { makeTempDir, ROOT, runCliInProcess as runCli } from './helpers.js';
 
 const DIR = join(ROOT, 'fixtures', 'reports');
 

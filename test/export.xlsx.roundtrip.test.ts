@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, type SandboxClient, startSandbox } from '../src/sandbox/index.js';
-import { makeTempDir, runCli, sandboxEnv, writeKeyFile } from './helpers.js';
+import { makeTempDir, runCliInProcess as runCli, sandboxEnv, writeKeyFile, startTestSandbox } from './helpers.js';
 
 const SEED = 150;
 let a: Sandbox;
@@ -20,8 +20,8 @@ let temp: Awaited<ReturnType<typeof makeTempDir>>;
 beforeAll(async () => {
   [a, fromXlsx, fromCsv] = await Promise.all([
     startSandbox({ verifySignatures: false, seed: SEED, seedRandom: 5 }),
-    startSandbox(),
-    startSandbox(),
+    startTestSandbox(),
+    startTestSandbox(),
   ]);
   const extra = { country: 'GB', created_at: '2025-03-03T03:03:03.003Z' };
   a.store.insert({ ...extra, name: "'=already quoted", email: 'quoted@example.com', address: "'+1 Main St" });

@@ -16,7 +16,7 @@ import { createSheetEncoder, excelSerial, MAX_SHEET_ROWS, xmlText } from '../src
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { idRange, startFakeService, umaskedMode } from './export.helpers.js';
 import { asInWorkbook, cellText, sheetCells, zipParts } from './export.xlsx.helpers.js';
-import { BIN, makeTempDir, ROOT, runCli } from './helpers.js';
+import { BIN, makeTempDir, ROOT, runCliInProcess as runCli } from './helpers.js';
 
 const SEED = 300;
 const TO = ['--created-to', '2029-12-31'];

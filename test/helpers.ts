@@ -1,10 +1,15 @@
-/** Shared test plumbing: temp dirs, the built CLI as a child process, sandbox key files. */
+/**
+ * Shared test plumbing: temp dirs, the CLI in this process or as a child process, sandbox key
+ * files.
+ */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Writable } from 'node:stream';
+import { format } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../src/sandbox/index.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -42,7 +47,11 @@ export function cliEnv(extra: Record<string, string | undefined> = {}): Record<s
   return env;
 }
 
-/** Runs `node dist/bin.cjs ...args` with a clean environment (no CCS_* leaking in). */
+/**
+ * Runs `node dist/bin.cjs ...args` with a clean environment (no CCS_* leaking in). For tests where
+ * the process is the point: signals, exit codes set by main(), locks held by another pid,
+ * stdout as a pipe, privileges. Anything else: runCliInProcess, ten times cheaper.
+ */
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   const env = cliEnv(options.env);
   return new Promise((resolve, reject) => {
@@ -56,6 +65,99 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
     });
     child.stdin.end(options.input ?? '');
   });
+}
+
+/**
+ * The CLI in this process: src/cli.ts's runCli with its io captured, and a thrown error turned
+ * into the exit code and the one stderr line, as main() does (same environment as runCli, and
+ * `cwd` by chdir, which vitest's forks pool allows; overlapping runs must share it). What
+ * stays out: bin.cjs's thread-pool size and V8 flag, signals, process.exit, and yargs' --help,
+ * --version and completion output, which it prints with console.log (captured here as stdout).
+ */
+export async function runCliInProcess(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  const [{ runCli: run }, { isCcsError }, { redactSecrets }] = await Promise.all([
+    import('../src/cli.js'),
+    import('../src/errors.js'),
+    import('../src/redact.js'),
+  ]);
+  if (options.input !== undefined) throw new Error('runCliInProcess has no stdin: use runCli');
+  const env = cliEnv(options.env);
+  // Node reads these when a process starts, yargs' completion reads $SHELL from the process: a
+  // run that sets them needs a process of its own.
+  for (const name of ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS', 'UV_THREADPOOL_SIZE', 'SHELL']) {
+    if (env[name] !== process.env[name]) throw new Error(`${name} takes effect at a process's start: use runCli`);
+  }
+  const stdout = capture();
+  const stderr = capture();
+  const cwd = options.cwd ?? ROOT;
+  // Runs may overlap (two shards at once): they share the process's directory and console.
+  if (active.runs > 0 && cwd !== active.cwd) throw new Error('overlapping in-process runs need the same cwd');
+  if (active.runs++ === 0) {
+    active.cwd = cwd;
+    active.savedCwd = process.cwd();
+    process.chdir(cwd);
+  }
+  const restore = captureConsole(stdout.stream, stderr.stream);
+  let code: number;
+  try {
+    code = await withDeadline(run(args, env, { stdout: stdout.stream, stderr: stderr.stream }), options.timeoutMs);
+  } catch (error) {
+    if (!isCcsError(error)) throw error;
+    stderr.stream.write(`ccs-bulk: error: ${redactSecrets(error.message)} [${error.code}]\n`);
+    code = error.exitCode;
+  } finally {
+    restore();
+    if (--active.runs === 0) process.chdir(active.savedCwd);
+  }
+  return { code, signal: null, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+const active = { runs: 0, cwd: '', savedCwd: '' };
+
+/** A writable that keeps what it is given (not a TTY: no progress bar, no colours). */
+function capture(): { stream: Writable; text(): string } {
+  const chunks: Buffer[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      chunks.push(chunk);
+      callback();
+    },
+  });
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+const CONSOLE = { log: console.log, info: console.info, error: console.error, warn: console.warn };
+const consoleTargets: { stdout: Writable; stderr: Writable }[] = [];
+
+/**
+ * yargs prints help, version, completion and its own messages with console: to the captured io
+ * (of the latest run, when runs overlap), until the last run ends.
+ */
+function captureConsole(stdout: Writable, stderr: Writable): () => void {
+  const target = { stdout, stderr };
+  consoleTargets.push(target);
+  const line =
+    (pick: 'stdout' | 'stderr') =>
+    (...values: unknown[]) =>
+      void consoleTargets.at(-1)![pick].write(`${format(...values)}\n`);
+  Object.assign(console, { log: line('stdout'), info: line('stdout'), error: line('stderr'), warn: line('stderr') });
+  return () => {
+    consoleTargets.splice(consoleTargets.indexOf(target), 1);
+    if (consoleTargets.length === 0) Object.assign(console, CONSOLE);
+  };
+}
+
+/** A run that outlives `ms` fails its test (a child process would be killed at that point). */
+async function withDeadline<T>(work: Promise<T>, ms = 60_000): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the CLI still ran after ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** A child's stdout and stderr as text, growing as it writes. */
@@ -106,6 +208,23 @@ export async function readResults(path: string): Promise<string[][]> {
   return (parse(await readFile(path), { relax_column_count: true }) as string[][]).slice(1);
 }
 
+/**
+ * startSandbox with the run's shared key pair (test/global-setup.ts) instead of a fresh one, unless
+ * the options name a key or turn signatures off: `privateKeyPem` is set as if it had made it.
+ */
+export async function startTestSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  if (options.publicKeyPem !== undefined || options.verifySignatures === false) return startSandbox(options);
+  const keys = inject('signingKeys');
+  const sandbox = await startSandbox({ ...options, publicKeyPem: keys.publicKeyPem });
+  sandbox.privateKeyPem = keys.privateKeyPem;
+  return sandbox;
+}
+
+/** A key pair the test sandboxes do not know (made once per run). */
+export function otherKeyPair(): { privateKeyPem: string; publicKeyPem: string } {
+  return inject('otherSigningKeys');
+}
+
 export interface SandboxContext {
   sandbox: Sandbox;
   dir: string;
@@ -122,7 +241,7 @@ export function useSandbox(options: SandboxOptions = {}): SandboxContext {
   const context = {} as SandboxContext;
   let cleanup: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    context.sandbox = await startSandbox(options);
+    context.sandbox = await startTestSandbox(options);
     const temp = await makeTempDir();
     cleanup = temp.cleanup;
     context.dir = temp.dir;

@@ -2,9 +2,10 @@
  * The large and special hostile inputs, made at test time in a temp dir (the repository keeps
  * only small files). Each generator writes `name` into `dir` and returns what to import.
  */
-import { chmodSync, closeSync, constants, mkdirSync, openSync, symlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, constants, mkdirSync, mkdtempSync, openSync, symlinkSync, writeSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { cliForUser } from './hostile.helpers.js';
 import { repeated, writeZip, type ZipEntry } from './zip.helpers.js';
 
 const HEADER = 'name,email,country,address,currency,application_date\n';
@@ -16,6 +17,10 @@ export interface Generated {
   /** run the CLI as this uid/gid (the permission case: root reads a 0000 file) */
   uid?: number;
   gid?: number;
+  /** the CLI that uid runs (a copy it can reach when it cannot enter the checkout) */
+  bin?: string;
+  /** why the case cannot run on this machine (printed; never a failure) */
+  skip?: string;
   /** undo what outlives the file (an open FIFO writer) */
   cleanup?: () => void;
 }
@@ -184,14 +189,18 @@ export const generators: Record<string, (dir: string, name: string) => Generated
     return { path };
   },
   noReadPermission(dir, name) {
-    // Root reads a 0000 file anyway: the CLI runs as nobody, in a dir nobody may write to.
-    const home = join(dir, 'nobody');
+    // Root reads a 0000 file anyway: the CLI runs as nobody, in a dir nobody may write to, in a
+    // place nobody can reach (the test's temp dir may sit under a 0700 TMPDIR).
+    const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+    const cli = asNobody && cliForUser(asNobody.uid, asNobody.gid);
+    if (cli && 'skip' in cli) return { path: '', skip: cli.skip };
+    const home = join(cli ? mkdtempSync(join(cli.base, 'input-')) : dir, 'nobody');
+    if (cli) chmodSync(dirname(home), 0o755);
     mkdirSync(home, { mode: 0o777 });
     chmodSync(home, 0o777);
     const path = join(home, name);
     writeRepeated(path, [[HEADER, 1], [ROW, 1]]);
     chmodSync(path, 0o000);
-    const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-    return { path, ...asNobody };
+    return { path, ...asNobody, ...(cli && { bin: cli.bin }) };
   },
 };

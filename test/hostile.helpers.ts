@@ -1,5 +1,8 @@
 /** Shared by the hostile-input and hostile-server tests: the CLI with its peak memory measured. */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { BIN, type CliOptions, type CliResult, cliEnv, collectOutput, ROOT } from './helpers.js';
 
 export interface MeasuredResult extends CliResult {
@@ -16,12 +19,12 @@ const MARK = 'ccs-bulk-peak-rss-kb ';
 /** Like runCli, through /usr/bin/time so the peak RSS of the whole run is known. */
 export function runCliMeasured(
   args: string[],
-  options: CliOptions & { uid?: number; gid?: number } = {},
+  options: CliOptions & { uid?: number; gid?: number; bin?: string } = {},
 ): Promise<MeasuredResult> {
   const env = cliEnv(options.env);
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn('/usr/bin/time', ['-f', `${MARK}%M`, process.execPath, BIN, ...args], {
+    const child = spawn('/usr/bin/time', ['-f', `${MARK}%M`, process.execPath, options.bin ?? BIN, ...args], {
       cwd: options.cwd ?? ROOT,
       env,
       stdio: 'pipe',
@@ -46,4 +49,69 @@ export function runCliMeasured(
     });
     child.stdin.end(options.input ?? '');
   });
+}
+
+/** Where another user (the permission case's) runs the CLI from, or why it cannot. */
+export type OtherUserCli = { bin: string; base: string } | { skip: string };
+
+const otherUserClis = new Map<number, OtherUserCli>();
+
+/**
+ * The built CLI as `uid` can run it, and a directory that user can reach to hold its input: the
+ * checkout itself when the user may enter it, else a copy of dist/ and the runtime packages in
+ * a world-searchable place (a checkout under a 0700 directory, as root's often is, cannot be
+ * entered). A skip names what this machine lacks: the right to switch users, or any such place.
+ */
+export function cliForUser(uid: number, gid: number): OtherUserCli {
+  let found = otherUserClis.get(uid);
+  if (found === undefined) {
+    found = findCliForUser(uid, gid);
+    otherUserClis.set(uid, found);
+  }
+  return found;
+}
+
+/** Removes the directories (and copies) cliForUser made. */
+export function removeUserClis(): void {
+  for (const cli of otherUserClis.values()) {
+    if ('base' in cli) rmSync(cli.base, { recursive: true, force: true });
+  }
+  otherUserClis.clear();
+}
+
+function findCliForUser(uid: number, gid: number): OtherUserCli {
+  const runs = (bin: string, cwd: string) =>
+    spawnSync(process.execPath, [bin, '--version'], { uid, gid, cwd, stdio: 'pipe', timeout: 30_000 });
+  const places = [...new Set([tmpdir(), '/tmp', '/var/tmp', '/dev/shm'])].filter((place) => existsSync(place));
+  const failures: string[] = [];
+  for (const place of places) {
+    const base = mkdtempSync(join(place, 'ccs-bulk-other-user-'));
+    chmodSync(base, 0o755);
+    const direct = runs(BIN, base);
+    if (direct.error?.message.includes('EPERM')) {
+      rmSync(base, { recursive: true, force: true });
+      return { skip: `cannot run a process as uid ${uid} here (${direct.error.message})` };
+    }
+    if (direct.status === 0) return { bin: BIN, base };
+    copyRuntime(join(base, 'ccs-bulk'));
+    const copy = join(base, 'ccs-bulk', 'dist', 'bin.cjs');
+    const run = runs(copy, base);
+    if (run.status === 0) return { bin: copy, base };
+    failures.push(`${place}: ${String(run.stderr).trim().split('\n')[0] ?? run.error?.message}`);
+    rmSync(base, { recursive: true, force: true });
+  }
+  return { skip: `uid ${uid} can reach no copy of the CLI (${failures.join('; ') || 'no temp directory'})` };
+}
+
+/** dist/, package.json and the runtime packages (not the dev ones, per package-lock.json). */
+function copyRuntime(to: string): void {
+  cpSync(join(ROOT, 'dist'), join(to, 'dist'), { recursive: true });
+  cpSync(join(ROOT, 'package.json'), join(to, 'package.json'));
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dev?: boolean; link?: boolean }>;
+  };
+  for (const [path, entry] of Object.entries(lock.packages)) {
+    if (path === '' || entry.dev === true || !existsSync(join(ROOT, path))) continue;
+    cpSync(join(ROOT, path), join(to, path), { recursive: true });
+  }
 }

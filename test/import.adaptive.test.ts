@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { CLIENT_HEADER, readResults, runCli, useSandbox, validRows } from './helpers.js';
 import { IMPORT_DEFAULTS } from '../src/import/defaults.js';
 
+// The CLI runs as a child process: the controller judges wire latency, which a sandbox sharing
+// its event loop would inflate.
 // 40 requests a second through a one-second token bucket, 20 ms per request: one in flight
 // nearly fits. Low enough that even a busy machine signs faster, so the limit is really hit.
 const ctx = useSandbox({ rateLimit: 40, latencyMs: 20, retryAfterSeconds: 1, seedRandom: 16 });
@@ -21,11 +23,14 @@ describe('--concurrency auto against a rate-limited service', () => {
     const summary = JSON.parse(run.stdout);
     expect(summary.counts).toMatchObject({ created: rows, failed: 0 });
     expect(summary.concurrency).toMatchObject({ mode: 'auto', max: IMPORT_DEFAULTS.maxConcurrency });
-    // Where it ended: far below the 8 it starts at and the bound it may grow to, the 429s taught it
-    // where the limit is. (The settled limit counts the descent too, which each 429's one-second
-    // pause stretches over several seconds of a run this short: on a busy machine, 13–19.)
+    // Where it ended: below the 8 it starts at, which only 429s can do (without them it only
+    // grows, towards its bound). How far below depends on how fast this machine signs: after the
+    // descent it probes upward by one every 20 windows while no 429 answers, so a machine that
+    // stays under 40/s for a stretch ends a little higher (1–4 on a quiet machine, 5 seen under
+    // load). (The settled limit counts the descent too, which each 429's one-second pause
+    // stretches over several seconds of a run this short: on a busy machine, 13–19.)
     expect(summary.concurrency.current).toBeGreaterThanOrEqual(1);
-    expect(summary.concurrency.current).toBeLessThanOrEqual(4);
+    expect(summary.concurrency.current).toBeLessThan(8);
     const { requests } = ctx.sandbox.stats;
     const throttled = ctx.sandbox.stats.faults.rateLimited;
     expect(throttled).toBeGreaterThan(0);

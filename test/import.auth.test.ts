@@ -3,15 +3,7 @@ import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
-import {
-  CLIENT_HEADER,
-  makeTempDir,
-  readResults,
-  runCli,
-  sandboxEnv,
-  validRows,
-  writeKeyFile,
-} from './helpers.js';
+import { CLIENT_HEADER, makeTempDir, readResults, runCliInProcess as runCli, sandboxEnv, validRows, writeKeyFile, startTestSandbox } from './helpers.js';
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
 let base: Sandbox;
@@ -20,7 +12,7 @@ let input: string;
 
 beforeAll(async () => {
   temp = await makeTempDir();
-  base = await startSandbox();
+  base = await startTestSandbox();
   keyFile = await writeKeyFile(temp.dir, base.privateKeyPem);
   input = join(temp.dir, 'clients.csv');
   await writeFile(input, stringify([CLIENT_HEADER, ...validRows(200)]));

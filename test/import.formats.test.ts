@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
-import { makeTempDir, ROOT, readResults, runCli, sandboxEnv, writeKeyFile } from './helpers.js';
+import { makeTempDir, ROOT, readResults, runCliInProcess as runCli, sandboxEnv, writeKeyFile, startTestSandbox } from './helpers.js';
 
 const INPUT = join(ROOT, 'fixtures', 'input');
 const GOOD = [
@@ -28,7 +28,7 @@ let expected: { headers: string[]; rows: string[][] };
 
 beforeAll(async () => {
   temp = await makeTempDir();
-  base = await startSandbox();
+  base = await startTestSandbox();
   keyFile = await writeKeyFile(temp.dir, base.privateKeyPem);
   expected = JSON.parse(await readFile(join(INPUT, 'expected.json'), 'utf8'));
 });

@@ -8,7 +8,7 @@ import { importClients } from '../src/import/run-import.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { createServiceClient } from '../src/service/client.js';
 import { createSigner } from '../src/service/signing.js';
-import { makeTempDir, ROOT, runCli, sandboxEnv, writeKeyFile } from './helpers.js';
+import { makeTempDir, ROOT, runCliInProcess as runCli, sandboxEnv, writeKeyFile, startTestSandbox } from './helpers.js';
 
 const FIXTURE = join(ROOT, 'fixtures', 'clients.csv');
 let sandbox: Sandbox;
@@ -16,7 +16,7 @@ let temp: Awaited<ReturnType<typeof makeTempDir>>;
 let keyFile: string;
 
 beforeAll(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startTestSandbox();
   temp = await makeTempDir();
   keyFile = await writeKeyFile(temp.dir, sandbox.privateKeyPem);
 });

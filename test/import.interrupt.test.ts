@@ -3,6 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
+import { startGate } from './gate.helpers.js';
 import { BIN, CLIENT_HEADER, readResults, runCli, useSandbox, validRows } from './helpers.js';
 
 
@@ -13,13 +14,12 @@ describe('Ctrl-C', () => {
     const input = join(ctx.dir, 'clients.csv');
     const results = join(ctx.dir, 'clients.results.csv');
     await writeFile(input, stringify([CLIENT_HEADER, ...validRows(300)]));
-    const child = spawn(
-      process.execPath,
-      [BIN, 'import', input, '--results', results, '--concurrency', '4'],
-      {
-        env: { ...process.env, ...ctx.env() },
-      },
-    );
+    // After 30 requests the rest wait at a gate: the Ctrl-C lands mid-run on any machine.
+    const gate = await startGate(ctx.sandbox.url);
+    gate.close(30);
+    const child = spawn(process.execPath, [BIN, 'import', input, '--results', results, '--concurrency', '4'], {
+      env: { ...process.env, ...ctx.env(), CCS_BASE_URL: gate.url },
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
@@ -28,14 +28,17 @@ describe('Ctrl-C', () => {
     let interrupted = false;
     const poll = setInterval(async () => {
       const text = await readFile(results, 'utf8').catch(() => '');
-      if (!interrupted && text.split(',created,').length > 20) {
+      if (!interrupted && gate.held > 0 && text.split(',created,').length > 20) {
         interrupted = true;
         clearInterval(poll);
         child.kill('SIGINT');
+        // What is in flight must finish.
+        gate.open();
       }
     }, 10);
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     clearInterval(poll);
+    await gate.stop();
     expect(code).toBe(3);
     expect(stderr).toMatch(/^Stopped after \d+ rows .*\n {2}cause: interrupted\n/m);
     const resume = /to continue: (.*)/.exec(stderr)?.[1];
@@ -59,34 +62,38 @@ describe('Ctrl-C', () => {
     const results = join(ctx.dir, 'twice.results.csv');
     await writeFile(input, stringify([CLIENT_HEADER, ...validRows(120, 1000)]));
     const before = ctx.sandbox.store.size;
+    // Requests wait at a gate after the 10th: after the first Ctrl-C the run waits for them, so
+    // only a second one ends it.
+    const gate = await startGate(ctx.sandbox.url);
+    gate.close(10);
     const child = spawn(process.execPath, [BIN, 'import', input, '--results', results, '--concurrency', '8'], {
-      env: { ...process.env, ...ctx.env() },
+      env: { ...process.env, ...ctx.env(), CCS_BASE_URL: gate.url },
     });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
     });
-    let sent = false;
-    const poll = setInterval(async () => {
-      const text = await readFile(results, 'utf8').catch(() => '');
-      if (!sent && text.split(',created,').length > 10) {
-        sent = true;
-        clearInterval(poll);
-        // Slow answers keep requests in flight after the first Ctrl-C (the requests sent once
-        // the latency is up); identical signals sent too close together would be merged by
-        // the kernel.
-        ctx.sandbox.setFaults({ latencyMs: 400 });
-        setTimeout(() => {
-          child.kill('SIGINT');
-          setTimeout(() => child.kill('SIGINT'), 100);
-        }, 150);
-      }
-    }, 10);
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    clearInterval(poll);
+    let closed = false;
+    const done = new Promise<number | null>((resolve) =>
+      child.on('close', (code) => {
+        closed = true;
+        resolve(code);
+      }),
+    );
+    while (!(gate.held > 0 && (await readFile(results, 'utf8').catch(() => '')).split(',created,').length > 10)) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    // Ctrl-C until it ends: two signals too close together are merged by the kernel into one,
+    // and a busy machine may hold a process back long enough for that.
+    while (!closed) {
+      child.kill('SIGINT');
+      await Promise.race([done, new Promise((resolve) => setTimeout(resolve, 200))]);
+    }
+    const code = await done;
+    gate.drop();
+    await gate.stop();
     expect(code).toBe(3);
     expect(stderr, stderr).toContain('stopped at once (second interrupt)');
-    ctx.sandbox.setFaults({ latencyMs: 40 });
     const rest = await runCli(['import', input, '--results', results, '--resume', '--json', '--quiet'], {
       env: ctx.env(),
     });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LockedError, lockFile } from '../src/lock.js';
+import { type Gate, startGate } from './gate.helpers.js';
 import { BIN, CLIENT_HEADER, readResults, runCli, useSandbox, validRows } from './helpers.js';
 
 const ROWS = 150;
@@ -33,8 +34,8 @@ interface Finished {
   stderr: string;
 }
 
-function start(args: string[]): { child: ChildProcess; done: Promise<Finished> } {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...ctx.env() } });
+function start(args: string[], env = ctx.env()): { child: ChildProcess; done: Promise<Finished> } {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
@@ -55,12 +56,14 @@ describe('two runs on one results file', () => {
     const input = await freshInput();
     const failed = join(ctx.dir, 'together.failed.csv');
     const before = ctx.sandbox.store.size;
-    const args = ['import', input, '--results', results, '--failed', failed, '--resume', '--quiet', '--concurrency', '4'];
-    // Slow answers and a pinned concurrency keep the winner running well after the other has started.
-    ctx.sandbox.setFaults({ latencyMs: 200 });
-    const runs = await Promise.all([start(args), start(args)].map((run) => run.done)).finally(() =>
-      ctx.sandbox.setFaults({ latencyMs: 20 }),
-    );
+    const args = ['import', input, '--results', results, '--failed', failed, '--resume', '--quiet'];
+    // The winner waits at the closed gate until the other has been refused, however slowly either starts.
+    const gate = await startGate(ctx.sandbox.url);
+    gate.close();
+    const started = [start(args, gateEnv(gate)), start(args, gateEnv(gate))];
+    const first = await Promise.race(started.map((run) => run.done)).finally(() => gate.open());
+    const runs = await Promise.all(started.map((run) => run.done)).finally(() => gate.stop());
+    expect(first.code, first.stderr).toBe(2);
     const codes = runs.map((run) => run.code).sort();
     expect(codes, runs.map((run) => run.stderr).join('\n')).toEqual([0, 2]);
     const winner = runs.find((run) => run.code === 0)!;
@@ -79,16 +82,16 @@ describe('two runs on one results file', () => {
 
   it('a second run that shares only the --failed file is refused too', async () => {
     const failed = join(ctx.dir, 'shared.failed.csv');
-    ctx.sandbox.setFaults({ latencyMs: 200 });
-    // Pinned low: at 200 ms a round trip the first run lasts ~7 s, well past the second's start-up
-    // (with `auto`'s slow start it could finish before a second process on a busy machine started).
-    const first = start(['import', input, '--results', join(ctx.dir, 'a.results.csv'), '--failed', failed, '--quiet', '--concurrency', '4']);
-    await waitFor(() => existsSync(join(ctx.dir, 'a.results.csv')));
+    // The first run holds its locks while its requests wait at the closed gate.
+    const gate = await startGate(ctx.sandbox.url);
+    gate.close();
+    const first = start(['import', input, '--results', join(ctx.dir, 'a.results.csv'), '--failed', failed, '--quiet'], gateEnv(gate));
+    await waitFor(() => gate.held > 0);
     const second = await runCli(['import', input, '--results', join(ctx.dir, 'b.results.csv'), '--failed', failed], {
       env: ctx.env(),
     });
-    const done = await first.done;
-    ctx.sandbox.setFaults({ latencyMs: 20 });
+    gate.open();
+    const done = await first.done.finally(() => gate.stop());
     expect(done.code).toBe(0);
     expect(second.code).toBe(2);
     expect(second.stderr).toContain(`--failed ${failed}: it is in use by another ccs-bulk run (pid ${first.child.pid} `);
@@ -103,10 +106,15 @@ describe('a lock left by a dead run', () => {
     const input = await freshInput();
     const before = ctx.sandbox.store.size;
     const args = ['import', input, '--results', results, '--resume', '--quiet'];
-    const run = start(args);
-    await waitFor(async () => (await readFile(results, 'utf8').catch(() => '')).split(',created,').length > 30);
+    // 30 requests through, the rest held: the kill lands mid-run however fast the machine is.
+    const gate = await startGate(ctx.sandbox.url);
+    gate.close(30);
+    const run = start(args, gateEnv(gate));
+    await waitFor(async () => gate.held > 0 && (await readFile(results, 'utf8').catch(() => '')).split(',created,').length > 30);
     run.child.kill('SIGKILL');
     await run.done;
+    gate.drop();
+    await gate.stop();
     const left = JSON.parse(readFileSync(`${results}.lock`, 'utf8'));
     expect(left.pid).toBe(run.child.pid);
 
@@ -192,6 +200,10 @@ describe('lockFile', () => {
     expect(() => lockFile(target)).toThrow('not a ccs-bulk lock file');
   });
 });
+
+function gateEnv(gate: Gate): Record<string, string> {
+  return { ...ctx.env(), CCS_BASE_URL: gate.url };
+}
 
 async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const until = Date.now() + timeoutMs;

@@ -7,7 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLIENT_HEADER, expectNoneOf, readResults, runCli, useSandbox, validRows } from './helpers.js';
+import { CLIENT_HEADER, expectNoneOf, readResults, runCliInProcess as runCli, useSandbox, validRows } from './helpers.js';
 import { startProxy, type TestProxy } from './proxy.helpers.js';
 import { IMPORT_DEFAULTS } from '../src/import/defaults.js';
 

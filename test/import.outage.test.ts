@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../src/sandbox/index.js';
-import { CLIENT_HEADER, readResults, runCli as run, useSandbox, validRows } from './helpers.js';
+import { CLIENT_HEADER, readResults, runCliInProcess as run, useSandbox, validRows } from './helpers.js';
 
 // An outage plus the probes' backoff, on a loaded 2-core machine: bounds well above the defaults.
 const BOUND = 150_000;

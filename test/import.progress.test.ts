@@ -10,7 +10,7 @@ import type { ProgressSnapshot } from '../src/progress-report.js';
 import { createServiceClient } from '../src/service/client.js';
 import { createSigner } from '../src/service/signing.js';
 import { collector } from './export.helpers.js';
-import { BIN, CLIENT_HEADER, runCli, useSandbox, validRows } from './helpers.js';
+import { BIN, CLIENT_HEADER, runCliInProcess as runCli, useSandbox, validRows } from './helpers.js';
 
 let input: string;
 
@@ -54,8 +54,9 @@ describe('progress on stderr', () => {
     const command = [process.execPath, BIN, 'import', input, '--overwrite', '--concurrency', '2']
       .map((a) => `'${a}'`)
       .join(' ');
+    // script runs the command through $SHELL, which for a service account is nologin.
     const child = spawn('script', ['-qec', command, '/dev/null'], {
-      env: { ...process.env, ...ctx.env(), COLUMNS: '160' },
+      env: { ...process.env, ...ctx.env(), COLUMNS: '160', SHELL: '/bin/sh' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let screen = '';

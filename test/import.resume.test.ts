@@ -3,7 +3,7 @@ import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BIN, CLIENT_HEADER, readResults, runCli, useSandbox, validRows } from './helpers.js';
+import { BIN, CLIENT_HEADER, readResults, runCliInProcess as runCli, useSandbox, validRows } from './helpers.js';
 
 const ROWS = 400;
 let input: string;

@@ -1,11 +1,12 @@
 /** Pins the fixes from the code review: nothing destroys input, loses a row or leaks a secret. */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
 import { KeySet } from '../src/import/key-set.js';
-import { BIN, CLIENT_HEADER, readResults, runCli, useSandbox, validRows } from './helpers.js';
+import { BIN, CLIENT_HEADER, readResults, runCliInProcess as runCli, useSandbox, validRows } from './helpers.js';
 
 const ctx = useSandbox({ retryAfterSeconds: 0 });
 let n = 0;
@@ -109,7 +110,9 @@ describe('Ctrl-C while rows wait to retry', () => {
     const input = await csv([CLIENT_HEADER, ...validRows(16, 9000)]);
     const results = join(ctx.dir, 'wait.results.csv');
     const failed = join(ctx.dir, 'wait.failed.csv');
-    ctx.sandbox.setFaults({ throttleRate: 1, retryAfterSeconds: 5 });
+    // The rows sit out the whole wait before they are recorded: long enough that a busy machine
+    // delivers the interrupt within it, short enough for a test.
+    ctx.sandbox.setFaults({ throttleRate: 1, retryAfterSeconds: 10 });
     const child = spawn(process.execPath, [BIN, 'import', input, '--results', results, '--failed', failed, '--concurrency', '16'], {
       env: { ...process.env, ...ctx.env() },
     });
@@ -117,10 +120,11 @@ describe('Ctrl-C while rows wait to retry', () => {
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
     });
-    // Interrupt once every row has met its 429 and waits 5 s to retry.
+    // Interrupt once every row has met its 429 and waits to retry (this run's: its results file
+    // is made before it sends, so its signal handler is in place).
     const throttledBefore = ctx.sandbox.stats.faults.throttle;
     const poll = setInterval(() => {
-      if (ctx.sandbox.stats.faults.throttle - throttledBefore >= 16) {
+      if (existsSync(results) && ctx.sandbox.stats.faults.throttle - throttledBefore >= 16) {
         clearInterval(poll);
         child.kill('SIGINT');
       }

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
 import { shardOfKey, shardResultsPath } from '../src/import/shard.js';
-import { BIN, CLIENT_HEADER, readResults, runCli, useSandbox, validRows } from './helpers.js';
+import { startGate } from './gate.helpers.js';
+import { BIN, CLIENT_HEADER, readResults, runCli as runCliChild, runCliInProcess as runCli, useSandbox, validRows } from './helpers.js';
 
 const ctx = useSandbox({ latencyMs: 5 });
 
@@ -19,8 +20,11 @@ describe('--shard K/N: three processes on one file', () => {
     const args = (k: number) => ['import', input, '--results', results, '--shard', `${k}/3`, '--json', '--quiet'];
     const third = shardResultsPath(results, { index: 3, count: 3 });
 
-    // Shard 3 starts with the others and is killed (kill -9) once it has created some rows.
-    const victim = spawn(process.execPath, [BIN, ...args(3)], { env: { ...process.env, ...ctx.env() } });
+    // Shard 3 starts with the others and is killed (kill -9) once it has created some rows; its
+    // requests wait at a gate after the 60th, so the kill lands mid-run on any machine.
+    const gate = await startGate(ctx.sandbox.url);
+    gate.close(60);
+    const victim = spawn(process.execPath, [BIN, ...args(3)], { env: { ...process.env, ...ctx.env(), CCS_BASE_URL: gate.url } });
     const killed = new Promise<NodeJS.Signals | null>((resolve) => victim.on('close', (_code, signal) => resolve(signal)));
     const poll = setInterval(async () => {
       const text = await readFile(third, 'utf8').catch(() => '');
@@ -29,9 +33,12 @@ describe('--shard K/N: three processes on one file', () => {
         victim.kill('SIGKILL');
       }
     }, 10);
-    const [one, two] = await Promise.all([runCli(args(1), { env: ctx.env() }), runCli(args(2), { env: ctx.env() })]);
+    // Three processes, as three machines or jobs would run them.
+    const [one, two] = await Promise.all([runCliChild(args(1), { env: ctx.env() }), runCliChild(args(2), { env: ctx.env() })]);
     expect(await killed).toBe('SIGKILL');
     clearInterval(poll);
+    gate.drop();
+    await gate.stop();
     // Row 20, invalid and without a key, belongs to shard 2 by its row number: exit 1 there.
     expect([one.code, two.code]).toEqual([0, 1]);
     const resumed = await runCli(['import', input, '--results', results, '--shard', '3/3', '--resume', '--json', '--quiet'], { env: ctx.env() });

@@ -5,8 +5,8 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
-import { makeTempDir, readResults, runCli, sandboxEnv, writeKeyFile } from './helpers.js';
+import type { Sandbox } from '../src/sandbox/index.js';
+import { makeTempDir, readResults, runCliInProcess as runCli, sandboxEnv, writeKeyFile, startTestSandbox } from './helpers.js';
 import { PRODUCERS, SHEETS } from './sheets.corpus.js';
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
@@ -23,7 +23,7 @@ async function importFile(name: string): Promise<{ code: number | null; stderr: 
 
 beforeAll(async () => {
   temp = await makeTempDir();
-  sandbox = await startSandbox();
+  sandbox = await startTestSandbox();
   keyFile = await writeKeyFile(temp.dir, sandbox.privateKeyPem);
   const { code, stderr, lines } = await importFile('source.csv');
   expect(code, stderr).toBe(0);

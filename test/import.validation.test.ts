@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
-import { readResults, runCli, useSandbox } from './helpers.js';
+import { readResults, runCliInProcess as runCli, useSandbox } from './helpers.js';
 
 let n = 0;
 

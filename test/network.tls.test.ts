@@ -5,7 +5,7 @@ import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { trustedCas } from '../src/service/dispatcher.js';
-import { CLIENT_HEADER, makeTempDir, readResults, runCli, sandboxEnv, useSandbox, validRows, writeKeyFile } from './helpers.js';
+import { CLIENT_HEADER, makeTempDir, readResults, runCli, sandboxEnv, useSandbox, validRows, writeKeyFile, startTestSandbox } from './helpers.js';
 
 const ctx = useSandbox({ tls: true, seed: 30 });
 let caFile: string;
@@ -115,7 +115,7 @@ describe('mutual TLS', () => {
   let dir: { dir: string; cleanup(): Promise<void> };
   let files: { ca: string; cert: string; key: string; signing: string };
   beforeAll(async () => {
-    mtls = await startSandbox({ tls: { clientCertificate: true } });
+    mtls = await startTestSandbox({ tls: { clientCertificate: true } });
     dir = await makeTempDir();
     files = {
       ca: join(dir.dir, 'ca.pem'),

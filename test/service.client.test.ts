@@ -4,14 +4,15 @@ import { AuthError, ConnectionError, ServiceError, UsageError } from '../src/err
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { createServiceClient, type ServiceClientOptions } from '../src/service/client.js';
 import type { CreateClientBody } from '../src/service/schemas.js';
-import { createSigner, generateRsaKeyPair, type Signer } from '../src/service/signing.js';
+import { createSigner, type Signer } from '../src/service/signing.js';
+import { otherKeyPair, startTestSandbox } from './helpers.js';
 
 let sandbox: Sandbox;
 let signer: Signer;
 const fast = { retries: 8, baseDelayMs: 2, maxDelayMs: 20 };
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ retryAfterSeconds: 0, seed: 5 });
+  sandbox = await startTestSandbox({ retryAfterSeconds: 0, seed: 5 });
   signer = createSigner(createPrivateKey(sandbox.privateKeyPem!));
 });
 afterAll(() => sandbox.close());
@@ -91,7 +92,7 @@ describe('service client against the sandbox', () => {
   });
 
   it('refuses a signature made with another key (401 signature_invalid)', async () => {
-    const other = await generateRsaKeyPair();
+    const other = otherKeyPair();
     const c = client({ signer: createSigner(createPrivateKey(other.privateKeyPem)) });
     const error = await failure(c.createClient(body()));
     expect(error).toBeInstanceOf(AuthError);
