@@ -18,6 +18,10 @@ export interface OutageGateOptions {
   probe: () => Promise<string | undefined>;
   onEvent?: ((event: OutageEvent) => void) | undefined;
   random?: () => number;
+  /** The clock; Date.now by default. */
+  now?: () => number;
+  /** Sets the probe timer; setTimeout by default (tests make it fire early, as Node's may). */
+  setTimer?: (run: () => void, ms: number) => NodeJS.Timeout;
 }
 
 export interface OutageGate {
@@ -41,15 +45,19 @@ interface Waiter {
 export function createOutageGate(options: OutageGateOptions): OutageGate {
   const { policy } = options;
   const random = options.random ?? Math.random;
+  const now = options.now ?? Date.now;
+  const setTimer = options.setTimer ?? setTimeout;
   let state: BreakerState = CLOSED;
   let lastReason = '';
   let timer: NodeJS.Timeout | undefined;
+  /** A probe timer is set and has not fired yet. */
+  let timerSet = false;
   let halted: Error | undefined;
   const waiters = new Set<Waiter>();
 
   const outage = (since: number) =>
     new OutageError(
-      `the service has been unreachable or failing for ${Math.round((Date.now() - since) / 1000)} s ` +
+      `the service has been unreachable or failing for ${Math.round((now() - since) / 1000)} s ` +
         `(last: ${lastReason}); stopped after --outage-timeout ${policy.outageTimeoutMs / 1000} s`,
     );
 
@@ -59,23 +67,25 @@ export function createOutageGate(options: OutageGateOptions): OutageGate {
     if (before === next) return;
     if (next.kind === 'open') {
       if (before.kind === 'closed') {
-        options.onEvent?.({ type: 'paused', reason: lastReason, probeInMs: next.probeAt - Date.now() });
+        options.onEvent?.({ type: 'paused', reason: lastReason, probeInMs: next.probeAt - now() });
       } else {
         options.onEvent?.({
           type: 'probeFailed',
-          downForMs: Date.now() - next.since,
-          probeInMs: next.probeAt - Date.now(),
+          downForMs: now() - next.since,
+          probeInMs: next.probeAt - now(),
           reason: lastReason,
         });
       }
       schedule(next.probeAt);
     } else if (next.kind === 'closed' && before.kind !== 'closed') {
       clearTimeout(timer);
-      options.onEvent?.({ type: 'resumed', downForMs: Date.now() - before.since });
+      timerSet = false;
+      options.onEvent?.({ type: 'resumed', downForMs: now() - before.since });
       for (const waiter of waiters) waiter.resolve();
       waiters.clear();
     } else if (next.kind === 'stopped') {
       clearTimeout(timer);
+      timerSet = false;
       options.onEvent?.({ type: 'stopped', downForMs: next.at - next.since, reason: lastReason });
       const error = outage(next.since);
       for (const waiter of waiters) waiter.reject(error);
@@ -85,25 +95,34 @@ export function createOutageGate(options: OutageGateOptions): OutageGate {
 
   const schedule = (at: number) => {
     clearTimeout(timer);
+    timerSet = true;
     // Kept referenced: while requests wait here, this timer is what keeps the process alive.
-    timer = setTimeout(runProbe, Math.max(0, at - Date.now()));
+    // At least 1 ms: a look that finds the probe not yet due must not spin.
+    timer = setTimer(runProbe, Math.max(1, at - now()));
   };
 
   function runProbe() {
-    const next = breakerStep(state, { type: 'probe', now: Date.now() }, policy);
-    if (next.kind !== 'probing') return;
+    timerSet = false;
+    const next = breakerStep(state, { type: 'probe', now: now() }, policy);
+    if (next.kind !== 'probing') {
+      // Node may fire a timer a millisecond before the clock reaches its time: the breaker
+      // then says "not yet", and the next look must be scheduled, or nothing holds the
+      // process while every request waits here and it ends with rows never sent.
+      if (state.kind === 'open') schedule(state.probeAt);
+      return;
+    }
     state = next;
     options.probe().then(
       (reason) => {
         if (reason === undefined) move(breakerStep(state, { type: 'answer' }, policy));
         else {
           lastReason = reason;
-          move(breakerStep(state, { type: 'probeFailed', now: Date.now(), random: random() }, policy));
+          move(breakerStep(state, { type: 'probeFailed', now: now(), random: random() }, policy));
         }
       },
       (error: unknown) => {
         lastReason = String((error as Error)?.message ?? error);
-        move(breakerStep(state, { type: 'probeFailed', now: Date.now(), random: random() }, policy));
+        move(breakerStep(state, { type: 'probeFailed', now: now(), random: random() }, policy));
       },
     );
   }
@@ -131,6 +150,8 @@ export function createOutageGate(options: OutageGateOptions): OutageGate {
         };
         waiters.add(waiter);
         signal?.addEventListener('abort', abort, { once: true });
+        // A waiter is never left without a timer (or a probe on the wire) to wake it.
+        if (state.kind === 'open' && !timerSet) schedule(state.probeAt);
       });
     },
     answered() {
@@ -139,19 +160,21 @@ export function createOutageGate(options: OutageGateOptions): OutageGate {
     failed(reason) {
       lastReason = reason;
       const wasClosed = state.kind === 'closed';
-      move(breakerStep(state, { type: 'failure', now: Date.now(), random: random() }, policy));
+      move(breakerStep(state, { type: 'failure', now: now(), random: random() }, policy));
       return wasClosed && state.kind === 'closed';
     },
     halt(error) {
       halted ??= error;
       clearTimeout(timer);
+      timerSet = false;
       for (const waiter of waiters) waiter.reject(halted);
       waiters.clear();
     },
     close() {
       clearTimeout(timer);
+      timerSet = false;
       if (state.kind !== 'closed' && state.kind !== 'stopped') {
-        state = { kind: 'stopped', since: state.since, at: Date.now() };
+        state = { kind: 'stopped', since: state.since, at: now() };
         const error = outage(state.since);
         for (const waiter of waiters) waiter.reject(error);
         waiters.clear();
