@@ -114,6 +114,9 @@ export const ERROR_CODES = {
   // The run stopped before the end. Exit 3.
   interrupted: 'StoppedError',
   max_errors: 'StoppedError',
+  // The run ended without every row accounted for (a fault of ccs-bulk): resumable. Exit 3.
+  incomplete_run: 'StoppedError',
+  systemic_response: 'StoppedError',
   // A results, failed or export file could not be written mid-run. Exit 1.
   output_failed: 'OutputError',
 } as const satisfies Record<string, ErrorClassName>;
@@ -220,7 +223,7 @@ export class AuthError extends ServiceError {
   }
 }
 
-/** A run stopped before the end: interrupted, or --max-errors reached. Exit 3. */
+/** A run stopped before the end: interrupted, --max-errors reached, an incomplete run, systemic bad answers. Exit 3. */
 export class StoppedError extends CcsError {
   declare readonly code: CodeOf<'StoppedError'>;
 

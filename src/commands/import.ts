@@ -5,13 +5,14 @@
 import type { ExitCode } from '../errors.js';
 import { IMPORT_DEFAULTS } from '../import/defaults.js';
 import { positionWord } from '../import/read/index.js';
-import { type ImportPlan, type ImportSummary, importClients } from '../import/run-import.js';
+import { type ImportPlan, type ImportSummary, importClients, type RunAccount } from '../import/run-import.js';
 import type { Io } from '../io.js';
 import { type LogFile, withLogFile } from '../log-file.js';
 import type { ImportOptions } from '../options.js';
 import { counted, createProgress, formatDuration, formatLimits, NO_PROGRESS, progressDisplay } from '../progress.js';
 import type { Connected } from './connect.js';
 import { reportSweep } from './stale-temps.js';
+import { resumeCommand } from '../resume-command.js';
 
 export async function runImport(options: ImportOptions, io: Io): Promise<ExitCode> {
   return withLogFile(options.logFile, options.run.dryRun ? 'validate' : 'import', (log) => importWith(options, io, log));
@@ -77,6 +78,7 @@ async function importWith(options: ImportOptions, io: Io, log: LogFile | undefin
     stopped: summary.stopped?.reason,
     concurrency: summary.dryRun ? undefined : summary.concurrency,
     elapsed_ms: summary.elapsedMs,
+    account: summary.account && accountFields(summary.account),
     exit_code: exitCode,
   });
   if (options.json) io.stdout.write(`${JSON.stringify(summary)}\n`);
@@ -134,6 +136,7 @@ function formatSummary(summary: ImportSummary, options: ImportOptions): string {
     const { index, count, otherRows } = summary.shard;
     lines.push(`  shard ${index} of ${count}: ${otherRows} rows belong to the other shards (ccs-bulk results merge combines the files)`);
   }
+  if (summary.account) lines.push(`  account: ${formatAccount(summary.account)}`);
   lines.push(`  results: ${summary.results}`);
   if (summary.failed) lines.push(`  rows to fix and import again: ${summary.failed}`);
   if (summary.stopped) {
@@ -144,12 +147,29 @@ function formatSummary(summary: ImportSummary, options: ImportOptions): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The command as typed, with --resume instead of --overwrite. */
-export function resumeCommand(commandLine: readonly string[]): string {
-  const args = commandLine.filter((arg) => arg !== '--overwrite' && arg !== '--resume');
-  return ['ccs-bulk', ...args, '--resume'].map(shellQuote).join(' ');
+/** The end-of-run account's figures, in the log's snake_case. */
+function accountFields(account: RunAccount) {
+  return {
+    complete: account.complete,
+    input_end: account.inputEnd,
+    bytes_read: account.bytesRead,
+    size_bytes: account.sizeBytes,
+    rows_read: account.rowsRead,
+    outcomes_recorded: account.outcomesRecorded,
+    created_earlier: account.createdEarlier,
+    other_shard_rows: account.otherShardRows,
+    first_missing: account.firstMissing,
+  };
 }
 
-function shellQuote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+function formatAccount(account: RunAccount): string {
+  const extra = [
+    account.createdEarlier > 0 ? `, ${account.createdEarlier} created earlier` : '',
+    account.otherShardRows > 0 ? `, ${account.otherShardRows} in other shards` : '',
+  ].join('');
+  return (
+    `${account.rowsRead} rows read (${account.bytesRead} of ${account.sizeBytes} bytes), ` +
+    `${account.outcomesRecorded} outcomes recorded${extra}` +
+    (account.complete ? ': every row accounted for' : `: INCOMPLETE from row ${account.firstMissing}`)
+  );
 }

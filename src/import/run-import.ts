@@ -3,18 +3,21 @@
  * The plan (source, column mapping, results file) is settled before the first request; then
  * rows stream through a bounded send window, and every row read gets exactly one outcome.
  */
+import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { InputError } from '../errors.js';
+import { injected } from '../inject.js';
 import { type OnProgress, type ProgressReporter, progressReporter } from '../progress-report.js';
 import type { LimitReport } from '../service/adaptive-limit.js';
 import type { ServiceClient } from '../service/client.js';
+import { accountForRun, RowLedger, type RunAccount } from './account.js';
 import { type ClassifyRules, classifyRow } from './classify-row.js';
 import { defaultResultsPath, IMPORT_DEFAULTS } from './defaults.js';
 import type { Field } from './fields.js';
 import { KeySet } from './key-set.js';
 import type { DateFormat } from './normalize.js';
 import { type OpenPlan, planImport } from './plan.js';
-import type { ReadOptions, RowSource, SourceInfo } from './read/index.js';
+import type { RawRecord, ReadOptions, RowSource, SourceInfo } from './read/index.js';
 import { Recorder, type Stop } from './recorder.js';
 import type { Outcome } from './results.js';
 import { createSender, type SendRow } from './sender.js';
@@ -23,6 +26,7 @@ import { createSendWindow, type SendWindow } from './send-window.js';
 import { rowValidator } from './validate-row.js';
 
 export type { StopReason } from './recorder.js';
+export type { RunAccount } from './account.js';
 
 /** What to import and how; every field but `file` has a default (IMPORT_DEFAULTS). */
 export interface ImportSettings {
@@ -87,6 +91,8 @@ export interface ImportSummary {
   concurrency: LimitReport;
   /** With --shard: which, and the rows read that belong to other shards (not in `rows`). */
   shard?: Shard & { otherRows: number };
+  /** The end-of-run account, checked when the run did not stop: the input read to its end, every row's outcome in the results file. */
+  account?: RunAccount;
 }
 
 export async function importClients(options: ImportClientsOptions): Promise<ImportSummary> {
@@ -102,27 +108,53 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
   if (run.recorder.outputFailure !== undefined) throw run.recorder.outputFailure;
   // Ctrl-C after the last row was read still stopped the rows in flight.
   if (options.signal?.aborted) run.recorder.interrupted();
-  return summarize(run, options);
+  // A run that stopped says so already (exit 3); one that claims to have finished must show it.
+  const account = run.recorder.stopped ? undefined : await settleAccount(run);
+  return { ...summarize(run, options), ...(account && { account }) };
+}
+
+/** The end-of-run account (account.ts); a gap stops the run as `incomplete_run`. */
+async function settleAccount(run: Run): Promise<RunAccount> {
+  const account = await accountForRun({
+    ledger: run.ledger,
+    results: run.opened.results.path,
+    resultsStart: run.resultsStart,
+    readerDone: run.readerDone,
+    bytesRead: run.source.bytesRead(),
+    sizeBytes: run.source.info.sizeBytes,
+  });
+  if (!account.complete) {
+    run.recorder.stop(
+      'incomplete_run',
+      `the run cannot account for every row: ${account.problem}; the first row without an outcome is row ${account.firstMissing}`,
+      'incomplete_run',
+    );
+  }
+  return account;
 }
 
 /** The loop: read → (map → validate → key → dedupe: classifyRow) → send → record. */
 async function importRows(run: Run, signal: AbortSignal | undefined): Promise<void> {
-  const { recorder, window, send } = run;
-  for await (const batch of run.source.batches) {
+  const { recorder, window, send, ledger } = run;
+  for await (const batch of injected.batches?.(run.source.batches) ?? run.source.batches) {
     sizeKeySet(run, batch.length);
     for (const raw of batch) {
       if (signal?.aborted) return recorder.interrupted();
       const verdict = classifyRow(raw.values, raw.row, run.rules);
       if (run.shard && !inShard(run.shard, verdict, raw.row)) {
+        ledger.read(raw.row, 'other_shard');
         run.otherShardRows++;
         continue;
       }
       run.rows++;
       // After a stop (auth, --max-errors) the rest of the file is still accounted for.
       if (recorder.stopped) {
+        ledger.read(raw.row, 'outcome');
         recorder.notAttempted(raw, 'key' in verdict ? verdict.key : undefined);
         continue;
       }
+      if (verdict.kind === 'skipped') ledger.read(raw.row, 'created_earlier', verdict.key);
+      else ledger.read(raw.row, 'outcome');
       if (verdict.kind !== 'send') {
         recorder.settle(raw, verdict);
         continue;
@@ -132,9 +164,11 @@ async function importRows(run: Run, signal: AbortSignal | undefined): Promise<vo
         recorder.notAttempted(raw, verdict.key);
         return recorder.interrupted();
       }
-      window.run(() => send!(raw, verdict.fields, verdict.key));
+      const sendRow = (row: RawRecord) => send!(row, verdict.fields, verdict.key);
+      window.run(() => (injected.send ? injected.send(sendRow, raw) : sendRow(raw)));
     }
   }
+  run.readerDone = true;
 }
 
 function inShard(shard: Shard, verdict: ReturnType<typeof classifyRow>, row: number): boolean {
@@ -156,6 +190,12 @@ interface Run {
   rows: number;
   shard: Shard | undefined;
   otherShardRows: number;
+  /** Every row handed to the loop, for the end-of-run account. */
+  ledger: RowLedger;
+  /** The results file's size when opened: this run's lines follow. */
+  resultsStart: number;
+  /** The loop took the reader's last batch. */
+  readerDone: boolean;
   /** Waits for the rows in flight, then closes the input and the output files. */
   close(): Promise<void>;
 }
@@ -232,6 +272,9 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
     rows: 0,
     shard: options.shard,
     otherShardRows: 0,
+    ledger: new RowLedger(),
+    resultsStart: statSync(resultsFile.path).size,
+    readerDone: false,
     async close() {
       await window.drain();
       unwatch?.();

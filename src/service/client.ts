@@ -10,6 +10,7 @@ import { type BreakerPolicy, DEFAULT_BREAKER } from './breaker.js';
 import { SERVICE_DEFAULTS } from './defaults.js';
 import { diagnoseNetworkError } from './diagnose.js';
 import { createTransport, type NetworkSettings } from './dispatcher.js';
+import { injected } from '../inject.js';
 import { createOutageGate, type OutageEvent, type OutageGate } from './outage.js';
 import { DEFAULT_RETRY, isRetryableStatus, parseRetryAfter, type RetryPolicy, retryDelay } from './retry.js';
 import {
@@ -200,6 +201,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           probe,
           onEvent: options.onOutage,
           random,
+          ...(injected.probeTimer && { setTimer: injected.probeTimer }),
         });
 
   /** A cheap read that creates nothing: undefined when the service answers, else why not. */
