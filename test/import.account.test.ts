@@ -202,7 +202,7 @@ describe('a run whose event loop empties before it has finished (child process)'
     const file = await csvFile(200);
     ctx.sandbox.setFaults({ latencyMs: 5, outage: { atMs: 300, forMs: 2000, kind: '503' } });
     try {
-      const run = await runInjected('injected.probeTimer = (run, ms) => setTimeout(run, Math.max(0, ms - 15));', [
+      const run = await runInjected('injected.probeTimer = (run, ms) => setTimeout(run, Math.max(0, ms - 400));', [
         'import',
         file,
         '--concurrency',
