@@ -23,6 +23,7 @@ import type { Outcome } from './results.js';
 import { createSender, type SendRow } from './sender.js';
 import { type Shard, shardOfKey, shardOfRow, shardResultsPath } from './shard.js';
 import { createSendWindow, type SendWindow } from './send-window.js';
+import { AnswerStreak, systemicMessage } from './systemic.js';
 import { rowValidator } from './validate-row.js';
 
 export type { StopReason } from './recorder.js';
@@ -108,6 +109,9 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
   if (run.recorder.outputFailure !== undefined) throw run.recorder.outputFailure;
   // Ctrl-C after the last row was read still stopped the rows in flight.
   if (options.signal?.aborted) run.recorder.interrupted();
+  // Fewer than SYSTEMIC_STREAK answers, every one the same refusal: the endpoint, not the rows.
+  const systemic = run.streak.systemic();
+  if (systemic) run.recorder.stop('systemic_response', systemicMessage(systemic), 'systemic_response');
   // A run that stopped says so already (exit 3); one that claims to have finished must show it.
   const account = run.recorder.stopped ? undefined : await settleAccount(run);
   return { ...summarize(run, options), ...(account && { account }) };
@@ -196,6 +200,8 @@ interface Run {
   resultsStart: number;
   /** The loop took the reader's last batch. */
   readerDone: boolean;
+  /** The rows' final answers in a row (systemic.ts). */
+  streak: AnswerStreak;
   /** Waits for the rows in flight, then closes the input and the output files. */
   close(): Promise<void>;
 }
@@ -273,6 +279,7 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
     shard: options.shard,
     otherShardRows: 0,
     ledger: new RowLedger(),
+    streak: new AnswerStreak(),
     resultsStart: statSync(resultsFile.path).size,
     readerDone: false,
     async close() {
@@ -283,7 +290,7 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
       closeFiles();
     },
   };
-  if (service) run.send = createSender(service, window, run.recorder);
+  if (service) run.send = createSender(service, window, run.recorder, run.streak);
   const unwatch = service?.watchAnswers((answer) => window.observe(answer));
   return run;
 }
