@@ -41,8 +41,9 @@ export class AnswerStreak {
 }
 
 export function systemicMessage(streak: SystemicAnswer): string {
+  const which = streak.count === 1 ? "the service's only answer was refused" : `the service's last ${streak.count} answers were all refused the same way`;
   return (
-    `the service's last ${streak.count} answers were all refused the same way (${streak.code}), ` +
+    `${which} (${streak.code}), ` +
     `e.g. row ${streak.row}: ${streak.example}; nothing more is sent. Check --base-url: ` +
     'something other than the Client Credit Service answers there'
   );
