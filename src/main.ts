@@ -66,7 +66,7 @@ function stopUnfinished(argv: readonly string[]): never {
     'incomplete_run',
   );
   process.stderr.write(`ccs-bulk: error: ${error.message} [${error.code}]\n`);
-  if (argv[0] === 'import') process.stderr.write(`  to continue: ${resumeCommand(argv)}\n`);
+  if (argv.find((arg) => !arg.startsWith('-')) === 'import') process.stderr.write(`  to continue: ${resumeCommand(argv)}\n`);
   process.exit(error.exitCode);
 }
 

@@ -85,6 +85,16 @@ describe('the end-of-run account (validate and import)', () => {
     expect(finished.account).toMatchObject({ complete: true, rows_read: 3000, outcomes_recorded: 3000, bytes_read: size, size_bytes: size });
   });
 
+  it('values with quotes, commas and line breaks do not confuse the read-back', async () => {
+    files++;
+    const file = join(ctx.dir, `account-${files}.csv`);
+    const rows = validRows(50).map((row, i) => [`${row[0]} "the ${i}th",\n""quoted""`, ...row.slice(1, 3), `"${row[3]}"\r\n,end"`, ...row.slice(4)]);
+    await writeFile(file, stringify([CLIENT_HEADER, ...rows]));
+    const run = await cli(['validate', file, '--json']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).account).toMatchObject({ complete: true, rowsRead: 50, outcomesRecorded: 50 });
+  });
+
   it('a reader that ends early: exit 3, incomplete_run, the input not read to its end', async () => {
     const file = await csvFile(5000);
     injected.batches = (batches) => only(batches, (i) => (i === 0 ? true : 'stop'));

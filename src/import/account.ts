@@ -90,7 +90,7 @@ export async function accountForRun(input: AccountInput): Promise<RunAccount> {
   const counts = new Uint8Array(last + 1);
   let outcomesRecorded = 0;
   let stray: number | undefined;
-  for await (const record of lines(input.results, input.resultsStart, statSync(input.results).size)) {
+  for await (const record of recordHeads(input.results, input.resultsStart, statSync(input.results).size)) {
     const row = Number(record[0]);
     if (!Number.isInteger(row) || row < 1 || row > last || !OUTCOMES.includes(record[1] as never)) {
       stray ??= Number.isInteger(row) ? row : -1;
@@ -141,6 +141,40 @@ export async function accountForRun(input: AccountInput): Promise<RunAccount> {
 function lines(path: string, start: number, end: number): AsyncIterable<string[]> {
   if (end <= start) return (async function* () {})();
   return createReadStream(path, { start, end: end - 1 }).pipe(parse({ relax_column_count: true, skip_empty_lines: true }));
+}
+
+/**
+ * The first two cells (row, outcome) of each record between two byte offsets, without parsing
+ * the rest: a newline ends a record when the quotes before it in the record are even (RFC 4180
+ * quotes come in pairs). Several times faster than a full parse, which read back a large
+ * validate's results file in about as long as the validation took.
+ */
+async function* recordHeads(path: string, start: number, end: number): AsyncIterable<[string, string]> {
+  if (end <= start) return;
+  let buffer: Buffer = Buffer.alloc(0);
+  let scan = 0;
+  let odd = false;
+  for await (const chunk of createReadStream(path, { start, end: end - 1 }) as AsyncIterable<Buffer>) {
+    buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
+    let record = 0;
+    for (let newline = buffer.indexOf(0x0a, scan); newline !== -1; newline = buffer.indexOf(0x0a, scan)) {
+      for (let quote = buffer.indexOf(0x22, scan); quote !== -1 && quote < newline; quote = buffer.indexOf(0x22, quote + 1)) odd = !odd;
+      scan = newline + 1;
+      if (odd) continue;
+      yield head(buffer, record, newline);
+      record = newline + 1;
+    }
+    buffer = buffer.subarray(record);
+    scan -= record;
+  }
+  if (buffer.length > 0) yield head(buffer, 0, buffer.length);
+}
+
+function head(buffer: Buffer, start: number, end: number): [string, string] {
+  const first = buffer.indexOf(0x2c, start);
+  if (first === -1 || first >= end) return [buffer.toString('latin1', start, end), ''];
+  const second = buffer.indexOf(0x2c, first + 1);
+  return [buffer.toString('latin1', start, first), buffer.toString('latin1', first + 1, second === -1 || second > end ? end : second)];
 }
 
 /** Keys of the earlier run's `created` lines (the part of the file before this run's). */
