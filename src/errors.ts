@@ -115,8 +115,9 @@ export const ERROR_CODES = {
   // The run stopped before the end. Exit 3.
   interrupted: 'StoppedError',
   max_errors: 'StoppedError',
-  // The run's own account found a gap (a page or a row not accounted for): nothing is kept. Exit 3.
+  // The run ended without every row accounted for or a page: a fault of ccs-bulk); nothing of an export is kept, an import resumes. Exit 3.
   incomplete_run: 'StoppedError',
+  systemic_response: 'StoppedError',
   // A results, failed or export file could not be written mid-run. Exit 1.
   output_failed: 'OutputError',
 } as const satisfies Record<string, ErrorClassName>;
@@ -223,7 +224,7 @@ export class AuthError extends ServiceError {
   }
 }
 
-/** A run stopped before the end: interrupted, --max-errors reached, or a gap in its account. Exit 3. */
+/** A run stopped before the end: interrupted, --max-errors reached, a gap in its account, systemic bad answers. Exit 3. */
 export class StoppedError extends CcsError {
   declare readonly code: CodeOf<'StoppedError'>;
 

@@ -4,8 +4,9 @@
  */
 import { setMaxListeners } from 'node:events';
 import { runCli } from './cli.js';
-import { isCcsError } from './errors.js';
+import { isCcsError, StoppedError } from './errors.js';
 import { redactSecrets } from './redact.js';
+import { resumeCommand } from './resume-command.js';
 
 export { redactSecrets };
 
@@ -27,6 +28,13 @@ export async function main(argv: string[]): Promise<never> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 
+  // Until runCli settles a run is open: an event loop that empties before then means some
+  // work waits on nothing (a bug), and exit 0 would claim rows that were never sent.
+  let open = true;
+  process.on('beforeExit', () => {
+    if (open) stopUnfinished(argv);
+  });
+
   let code: number;
   try {
     code = await runCli(argv, process.env, {
@@ -45,8 +53,21 @@ export async function main(argv: string[]): Promise<never> {
       code = 1;
     }
   }
+  open = false;
   await drain(process.stdout);
   process.exit(code);
+}
+
+/** The run's event loop emptied with the run still open: never exit 0 for it. */
+function stopUnfinished(argv: readonly string[]): never {
+  const error = new StoppedError(
+    'the run stopped unfinished: nothing was left running to finish it (a fault in ccs-bulk; please report it). ' +
+      'Rows without an outcome in the results file were not sent',
+    'incomplete_run',
+  );
+  process.stderr.write(`ccs-bulk: error: ${error.message} [${error.code}]\n`);
+  if (argv.find((arg) => !arg.startsWith('-')) === 'import') process.stderr.write(`  to continue: ${resumeCommand(argv)}\n`);
+  process.exit(error.exitCode);
 }
 
 function drain(stream: NodeJS.WriteStream): Promise<void> {

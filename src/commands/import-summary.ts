@@ -5,7 +5,8 @@
  */
 import { IMPORT_DEFAULTS } from '../import/defaults.js';
 import { describeEncoding } from '../import/read/index.js';
-import type { ImportSummary } from '../import/run-import.js';
+import { resumeCommand, shellQuote } from '../resume-command.js';
+import type { ImportSummary, RunAccount } from '../import/run-import.js';
 import { describeNormalization, type InvalidRow } from '../import/run-notes.js';
 import type { StopReason } from '../import/recorder.js';
 import type { ImportOptions } from '../options.js';
@@ -38,6 +39,7 @@ export function formatSummary(summary: ImportSummary, options: ImportOptions): s
     const { index, count, otherRows } = summary.shard;
     lines.push(`  shard ${index} of ${count}: ${otherRows} rows belong to the other shards (ccs-bulk results merge combines the files)`);
   }
+  if (summary.account) lines.push(`  account: ${formatAccount(summary.account)}`);
   lines.push(`  results: ${summary.results}`);
   // No hint when there is nothing to fix: the file holds only its header.
   if (summary.failed && summary.failedRows > 0) {
@@ -94,6 +96,8 @@ const FIXES: Partial<Record<StopReason, string>> = {
   input_error: 'fix the input where the message says, then run the import again with --resume',
   output_error: 'free space, or fix the file named, then continue',
   connection: 'ccs-bulk check names what to change in the network set-up',
+  incomplete_run: 'continue with the command below (rows without an outcome are sent again under their keys); please report it',
+  systemic_response: 'check --base-url: is it the service? (ccs-bulk check); then continue with the command below',
 };
 
 function stopLines(summary: ImportSummary): { cause: string; fix: string } {
@@ -119,12 +123,16 @@ export function reimportCommand(failed: string, options: ImportOptions, encoding
   return ['ccs-bulk', ...args].map(shellQuote).join(' ');
 }
 
-/** The command as typed, with --resume instead of --overwrite. */
-export function resumeCommand(commandLine: readonly string[]): string {
-  const args = commandLine.filter((arg) => arg !== '--overwrite' && arg !== '--resume');
-  return ['ccs-bulk', ...args, '--resume'].map(shellQuote).join(' ');
-}
+export { resumeCommand };
 
-function shellQuote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+function formatAccount(account: RunAccount): string {
+  const extra = [
+    account.createdEarlier > 0 ? `, ${account.createdEarlier} created earlier` : '',
+    account.otherShardRows > 0 ? `, ${account.otherShardRows} in other shards` : '',
+  ].join('');
+  return (
+    `${account.rowsRead} rows read (${account.bytesRead} of ${account.sizeBytes} bytes), ` +
+    `${account.outcomesRecorded} outcomes recorded${extra}` +
+    (account.complete ? ': every row accounted for' : `: INCOMPLETE from row ${account.firstMissing}`)
+  );
 }

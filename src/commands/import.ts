@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { ExitCode } from '../errors.js';
 import { IMPORT_DEFAULTS } from '../import/defaults.js';
 import { describeEncoding, positionWord } from '../import/read/index.js';
-import { type ImportPlan, type ImportSummary, importClients } from '../import/run-import.js';
+import { type ImportPlan, type ImportSummary, importClients, type RunAccount } from '../import/run-import.js';
 import type { Io } from '../io.js';
 import { type LogFile, withLogFile } from '../log-file.js';
 import type { ImportOptions } from '../options.js';
@@ -88,6 +88,7 @@ async function importWith(options: ImportOptions, io: Io, log: LogFile | undefin
     stopped: summary.stopped?.reason,
     concurrency: summary.dryRun ? undefined : summary.concurrency,
     elapsed_ms: summary.elapsedMs,
+    account: summary.account && accountFields(summary.account),
     exit_code: exitCode,
   });
   if (options.json) io.stdout.write(`${JSON.stringify(summary)}\n`);
@@ -127,4 +128,19 @@ function formatPlan(plan: ImportPlan, options: ImportOptions): string {
   if (plan.resumedCreated > 0)
     lines.push(`  resuming: ${plan.resumedCreated} rows already created will be skipped`);
   return `${lines.join('\n')}\n`;
+}
+
+/** The end-of-run account's figures, in the log's snake_case. */
+function accountFields(account: RunAccount) {
+  return {
+    complete: account.complete,
+    input_end: account.inputEnd,
+    bytes_read: account.bytesRead,
+    size_bytes: account.sizeBytes,
+    rows_read: account.rowsRead,
+    outcomes_recorded: account.outcomesRecorded,
+    created_earlier: account.createdEarlier,
+    other_shard_rows: account.otherShardRows,
+    first_missing: account.firstMissing,
+  };
 }

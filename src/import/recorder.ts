@@ -15,7 +15,9 @@ export type StopReason =
   | 'input_error'
   | 'output_error'
   | 'connection'
-  | 'outage';
+  | 'outage'
+  | 'incomplete_run'
+  | 'systemic_response';
 
 export interface Stop {
   reason: StopReason;

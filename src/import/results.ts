@@ -62,7 +62,8 @@ export interface ResultsFile {
   created: KeySet;
   write(line: ResultLine): void;
   /** Flushes and closes; puts the lines in row order (sort-results.ts) unless `sort` is false; releases the lock. */
-  close(options?: { sort?: boolean }): Promise<void>;
+  /** `beforeSort`: runs once every line is on disk, before the file is put in row order (still locked). */
+  close(options?: { sort?: boolean; beforeSort?: () => Promise<void> }): Promise<void>;
 }
 
 /** One results line (LF-terminated), built in one pass: it is written for every row. */
@@ -188,6 +189,7 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
         } finally {
           closeSync(fd);
         }
+        await closing.beforeSort?.();
         if (!ordered && closing.sort !== false) await sortResults(path);
       } finally {
         lock.release();

@@ -3,27 +3,32 @@
  * The plan (source, column mapping, results file) is settled before the first request; then
  * rows stream through a bounded send window, and every row read gets exactly one outcome.
  */
+import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { InputError } from '../errors.js';
+import { injected } from '../inject.js';
 import { type OnProgress, type ProgressReporter, progressReporter } from '../progress-report.js';
 import type { LimitReport } from '../service/adaptive-limit.js';
 import type { ServiceClient } from '../service/client.js';
+import { accountForRun, RowLedger, type RunAccount } from './account.js';
 import { type ClassifyRules, classifyRow } from './classify-row.js';
 import { defaultResultsPath, IMPORT_DEFAULTS } from './defaults.js';
 import type { Field } from './fields.js';
 import { KeySet } from './key-set.js';
 import type { DateFormat } from './normalize.js';
 import { type OpenPlan, planImport } from './plan.js';
-import type { ReadOptions, RowSource, SourceInfo } from './read/index.js';
+import type { RawRecord, ReadOptions, RowSource, SourceInfo } from './read/index.js';
 import { Recorder, type Stop } from './recorder.js';
 import type { Outcome } from './results.js';
 import { createSender, type SendRow } from './sender.js';
 import { type Shard, shardOfKey, shardOfRow, shardResultsPath } from './shard.js';
 import { createSendWindow, type SendWindow } from './send-window.js';
 import { type InvalidRow, type Normalization, RunNotes } from './run-notes.js';
+import { AnswerStreak, systemicMessage } from './systemic.js';
 import { rowValidator } from './validate-row.js';
 
 export type { StopReason } from './recorder.js';
+export type { RunAccount } from './account.js';
 
 /** What to import and how; every field but `file` has a default (IMPORT_DEFAULTS). */
 export interface ImportSettings {
@@ -106,42 +111,83 @@ export interface ImportSummary {
   concurrency: LimitReport;
   /** With --shard: which, and the rows read that belong to other shards (not in `rows`). */
   shard?: Shard & { otherRows: number };
+  /** The end-of-run account, checked when the run did not stop: the input read to its end, every row's outcome in the results file. */
+  account?: RunAccount;
 }
 
 export async function importClients(options: ImportClientsOptions): Promise<ImportSummary> {
   const run = await startRun(options);
+  let ended = false;
   try {
     await importRows(run, options.signal);
+    ended = true;
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     run.recorder.stop('input_error', error.message, error.code);
+    ended = true;
   } finally {
-    await run.close();
+    await run.close(ended ? () => settleRun(run, options) : undefined);
   }
   if (run.recorder.outputFailure !== undefined) throw run.recorder.outputFailure;
+  return { ...summarize(run, options), ...(run.account && { account: run.account }) };
+}
+
+/**
+ * How the run ended, once every line is on disk and before the results file is put in row
+ * order (the account reads this run's lines where they were appended).
+ */
+async function settleRun(run: Run, options: ImportClientsOptions): Promise<void> {
   // Ctrl-C after the last row was read still stopped the rows in flight.
   if (options.signal?.aborted) run.recorder.interrupted();
-  return summarize(run, options);
+  // Fewer than SYSTEMIC_STREAK answers, every one the same refusal: the endpoint, not the rows.
+  const systemic = run.streak.systemic();
+  if (systemic) run.recorder.stop('systemic_response', systemicMessage(systemic), 'systemic_response');
+  // A run that stopped says so already (exit 3); one that claims to have finished must show it.
+  if (!run.recorder.stopped) run.account = await settleAccount(run);
+}
+
+/** The end-of-run account (account.ts); a gap stops the run as `incomplete_run`. */
+async function settleAccount(run: Run): Promise<RunAccount> {
+  const account = await accountForRun({
+    ledger: run.ledger,
+    results: run.opened.results.path,
+    resultsStart: run.resultsStart,
+    readerDone: run.readerDone,
+    bytesRead: run.source.bytesRead(),
+    sizeBytes: run.source.info.sizeBytes,
+  });
+  if (!account.complete) {
+    run.recorder.stop(
+      'incomplete_run',
+      `the run cannot account for every row: ${account.problem}; the first row without an outcome is row ${account.firstMissing}`,
+      'incomplete_run',
+    );
+  }
+  return account;
 }
 
 /** The loop: read → (map → validate → key → dedupe: classifyRow) → send → record. */
 async function importRows(run: Run, signal: AbortSignal | undefined): Promise<void> {
-  const { recorder, window, send } = run;
-  for await (const batch of run.source.batches) {
+  const { recorder, window, send, ledger } = run;
+  for await (const batch of injected.batches?.(run.source.batches) ?? run.source.batches) {
     sizeKeySet(run, batch.length);
     for (const raw of batch) {
       if (signal?.aborted) return recorder.interrupted();
       const verdict = classifyRow(raw.values, raw.row, run.rules, raw.invalidBytes);
       if (run.shard && !inShard(run.shard, verdict, raw.row)) {
+        ledger.read(raw.row, 'other_shard');
         run.otherShardRows++;
         continue;
       }
       run.rows++;
       // After a stop (auth, --max-errors) the rest of the file is still accounted for.
       if (recorder.stopped) {
+        ledger.read(raw.row, 'outcome');
         recorder.notAttempted(raw, 'key' in verdict ? verdict.key : undefined);
         continue;
       }
+      if (verdict.kind === 'skipped') ledger.read(raw.row, 'created_earlier', verdict.key);
+      else ledger.read(raw.row, 'outcome');
       if (verdict.kind !== 'send') {
         if (verdict.kind === 'invalid') run.notes.invalid(raw.row, verdict.list);
         recorder.settle(raw, verdict);
@@ -152,9 +198,11 @@ async function importRows(run: Run, signal: AbortSignal | undefined): Promise<vo
         recorder.notAttempted(raw, verdict.key);
         return recorder.interrupted();
       }
-      window.run(() => send!(raw, verdict.fields, verdict.key));
+      const sendRow = (row: RawRecord) => send!(row, verdict.fields, verdict.key);
+      window.run(() => (injected.send ? injected.send(sendRow, raw) : sendRow(raw)));
     }
   }
+  run.readerDone = true;
 }
 
 function inShard(shard: Shard, verdict: ReturnType<typeof classifyRow>, row: number): boolean {
@@ -177,8 +225,18 @@ interface Run {
   rows: number;
   shard: Shard | undefined;
   otherShardRows: number;
-  /** Waits for the rows in flight, then closes the input and the output files. */
-  close(): Promise<void>;
+  /** Every row handed to the loop, for the end-of-run account. */
+  ledger: RowLedger;
+  /** The results file's size when opened: this run's lines follow. */
+  resultsStart: number;
+  /** The loop took the reader's last batch. */
+  readerDone: boolean;
+  /** The rows' final answers in a row (systemic.ts). */
+  streak: AnswerStreak;
+  /** The end-of-run account, once settled (a run that stopped has none). */
+  account?: RunAccount | undefined;
+  /** Waits for the rows in flight, then closes the input and the output files (`beforeSort`: see results.ts). */
+  close(beforeSort?: () => Promise<void>): Promise<void>;
 }
 
 /** Settles the plan (which refuses a bad run before any request) and opens everything. */
@@ -212,9 +270,9 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
     onStaleTemps: options.onStaleTemps,
   });
   const { source, results: resultsFile, failedFile } = opened;
-  const closeFiles = async (sort: boolean) => {
+  const closeFiles = async (sort: boolean, beforeSort?: () => Promise<void>) => {
     failedFile?.close();
-    await resultsFile.close({ sort });
+    await resultsFile.close({ sort, ...(beforeSort && { beforeSort }) });
   };
   const notes = new RunNotes(options.invalidRowsListed ?? 10, opened.columns);
   // The files are open: whatever throws before the loop closes them (a reader thread would
@@ -254,16 +312,20 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
     rows: 0,
     shard: options.shard,
     otherShardRows: 0,
-    async close() {
+    ledger: new RowLedger(),
+    streak: new AnswerStreak(),
+    resultsStart: statSync(resultsFile.path).size,
+    readerDone: false,
+    async close(beforeSort) {
       await window.drain();
       unwatch?.();
       await source.close();
       run.progress.finish();
       // The results file is put in row order (sort-results.ts); a failure leaves it complete, unsorted.
-      await closeFiles(true).catch((error: unknown) => run.recorder.outputFailed(error));
+      await closeFiles(true, beforeSort).catch((error: unknown) => run.recorder.outputFailed(error));
     },
   };
-  if (service) run.send = createSender(service, window, run.recorder, started);
+  if (service) run.send = createSender(service, window, run.recorder, started, run.streak);
   const unwatch = service?.watchAnswers((answer) => window.observe(answer));
   return run;
 }

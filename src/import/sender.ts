@@ -11,12 +11,19 @@ import { toCreateBody } from './key.js';
 import type { RawRecord } from './read/index.js';
 import type { Recorder } from './recorder.js';
 import type { SendWindow } from './send-window.js';
+import { AnswerStreak, systemicMessage } from './systemic.js';
 import type { ClientFields } from './validate-row.js';
 
 export type SendRow = (raw: RawRecord, fields: ClientFields, key: string) => Promise<void>;
 
 /** `runStartedMs`: when the run started on this machine's clock, to tell clients the service already held (existing.ts). */
-export function createSender(service: ServiceClient, window: SendWindow, recorder: Recorder, runStartedMs: number): SendRow {
+export function createSender(
+  service: ServiceClient,
+  window: SendWindow,
+  recorder: Recorder,
+  runStartedMs: number,
+  streak = new AnswerStreak(),
+): SendRow {
   const send = async (raw: RawRecord, fields: ClientFields, key: string) => {
     if (recorder.halted()) return recorder.notAttempted(raw, key);
     let prepared: PreparedCreate;
@@ -32,8 +39,9 @@ export function createSender(service: ServiceClient, window: SendWindow, recorde
         try {
           reply = await service.sendCreate(prepared, { row: raw.row });
         } catch (error) {
-          return recordFailure(recorder, raw, key, error);
+          return recordFailure(recorder, raw, key, error, streak);
         }
+        streak.answer(undefined, raw.row, '');
         recorder.record({
           row: raw.row,
           outcome: 'created',
@@ -54,7 +62,7 @@ export function createSender(service: ServiceClient, window: SendWindow, recorde
   return (raw, fields, key) => send(raw, fields, key).catch(outputFailed);
 }
 
-function recordFailure(recorder: Recorder, raw: RawRecord, key: string, error: unknown): void {
+function recordFailure(recorder: Recorder, raw: RawRecord, key: string, error: unknown, streak?: AnswerStreak): void {
   const failure = asServiceError(error);
   if (failure.code === 'wait_interrupted') {
     // Ctrl-C during a retry wait: it may exist already; resume sends it again under the same key.
@@ -89,6 +97,8 @@ function recordFailure(recorder: Recorder, raw: RawRecord, key: string, error: u
     return;
   }
   if (failure instanceof AuthError) recorder.stop('auth', failure.message, 'auth', authStop(failure));
+  // After the row's own line below: the row that makes the streak systemic is failed, the rest not sent.
+  const systemic = streak?.answer(failure.code, raw.row, failure.message) === true;
   recorder.record(
     {
       row: raw.row,
@@ -105,6 +115,7 @@ function recordFailure(recorder: Recorder, raw: RawRecord, key: string, error: u
     },
     failure.message,
   );
+  if (systemic) recorder.stop('systemic_response', systemicMessage(streak!.systemic()!), 'systemic_response');
 }
 
 function asServiceError(error: unknown): ServiceError {

@@ -18,6 +18,10 @@ export interface OutageGateOptions {
   probe: () => Promise<string | undefined>;
   onEvent?: ((event: OutageEvent) => void) | undefined;
   random?: () => number;
+  /** The clock; Date.now by default. */
+  now?: () => number;
+  /** Sets the probe timer; setTimeout by default (tests make it fire early, as Node's may). */
+  setTimer?: (run: () => void, ms: number) => NodeJS.Timeout;
 }
 
 export interface OutageGate {
@@ -33,23 +37,95 @@ export interface OutageGate {
   close(): void;
 }
 
-interface Waiter {
-  resolve(): void;
-  reject(error: unknown): void;
+/** Requests waiting at the gate: woken all at once, or failed all at once; each may abort. */
+class Waiters {
+  readonly #waiting = new Set<{ resolve(): void; reject(error: unknown): void }>();
+
+  wait(signal: AbortSignal | undefined): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const abort = () => {
+        this.#waiting.delete(waiter);
+        reject(signal?.reason);
+      };
+      const waiter = {
+        resolve() {
+          signal?.removeEventListener('abort', abort);
+          resolve();
+        },
+        reject(error: unknown) {
+          signal?.removeEventListener('abort', abort);
+          reject(error);
+        },
+      };
+      this.#waiting.add(waiter);
+      signal?.addEventListener('abort', abort, { once: true });
+    });
+  }
+
+  resolveAll(): void {
+    for (const waiter of this.#waiting) waiter.resolve();
+    this.#waiting.clear();
+  }
+
+  rejectAll(error: unknown): void {
+    for (const waiter of this.#waiting) waiter.reject(error);
+    this.#waiting.clear();
+  }
+}
+
+/** The one probe timer, and whether it is pending: a waiting request must always have one. */
+class ProbeTimer {
+  pending = false;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly setTimer: (run: () => void, ms: number) => NodeJS.Timeout,
+    private readonly now: () => number,
+    private readonly run: () => void,
+  ) {}
+
+  schedule(at: number): void {
+    clearTimeout(this.#timer);
+    this.pending = true;
+    // Kept referenced: while requests wait at the gate, this timer is what keeps the process
+    // alive. At least 1 ms: a look that finds the probe not yet due must not spin.
+    this.#timer = this.setTimer(() => {
+      this.pending = false;
+      this.run();
+    }, Math.max(1, at - this.now()));
+  }
+
+  clear(): void {
+    clearTimeout(this.#timer);
+    this.pending = false;
+  }
+}
+
+/** What a move of the breaker tells the user, if anything. */
+function eventOf(before: BreakerState, next: BreakerState, now: number, reason: string): OutageEvent | undefined {
+  if (next.kind === 'open') {
+    return before.kind === 'closed'
+      ? { type: 'paused', reason, probeInMs: next.probeAt - now }
+      : { type: 'probeFailed', downForMs: now - next.since, probeInMs: next.probeAt - now, reason };
+  }
+  if (next.kind === 'closed' && before.kind !== 'closed') return { type: 'resumed', downForMs: now - before.since };
+  if (next.kind === 'stopped') return { type: 'stopped', downForMs: next.at - next.since, reason };
+  return undefined;
 }
 
 export function createOutageGate(options: OutageGateOptions): OutageGate {
   const { policy } = options;
   const random = options.random ?? Math.random;
+  const now = options.now ?? Date.now;
   let state: BreakerState = CLOSED;
   let lastReason = '';
-  let timer: NodeJS.Timeout | undefined;
   let halted: Error | undefined;
-  const waiters = new Set<Waiter>();
+  const waiters = new Waiters();
+  const timer = new ProbeTimer(options.setTimer ?? setTimeout, now, runProbe);
 
   const outage = (since: number) =>
     new OutageError(
-      `the service has been unreachable or failing for ${Math.round((Date.now() - since) / 1000)} s ` +
+      `the service has been unreachable or failing for ${Math.round((now() - since) / 1000)} s ` +
         `(last: ${lastReason}); stopped after --outage-timeout ${policy.outageTimeoutMs / 1000} s`,
     );
 
@@ -57,54 +133,36 @@ export function createOutageGate(options: OutageGateOptions): OutageGate {
     const before = state;
     state = next;
     if (before === next) return;
-    if (next.kind === 'open') {
-      if (before.kind === 'closed') {
-        options.onEvent?.({ type: 'paused', reason: lastReason, probeInMs: next.probeAt - Date.now() });
-      } else {
-        options.onEvent?.({
-          type: 'probeFailed',
-          downForMs: Date.now() - next.since,
-          probeInMs: next.probeAt - Date.now(),
-          reason: lastReason,
-        });
-      }
-      schedule(next.probeAt);
-    } else if (next.kind === 'closed' && before.kind !== 'closed') {
-      clearTimeout(timer);
-      options.onEvent?.({ type: 'resumed', downForMs: Date.now() - before.since });
-      for (const waiter of waiters) waiter.resolve();
-      waiters.clear();
+    const event = eventOf(before, next, now(), lastReason);
+    if (event) options.onEvent?.(event);
+    if (next.kind === 'open') timer.schedule(next.probeAt);
+    else if (next.kind === 'closed' && before.kind !== 'closed') {
+      timer.clear();
+      waiters.resolveAll();
     } else if (next.kind === 'stopped') {
-      clearTimeout(timer);
-      options.onEvent?.({ type: 'stopped', downForMs: next.at - next.since, reason: lastReason });
-      const error = outage(next.since);
-      for (const waiter of waiters) waiter.reject(error);
-      waiters.clear();
+      timer.clear();
+      waiters.rejectAll(outage(next.since));
     }
   };
 
-  const schedule = (at: number) => {
-    clearTimeout(timer);
-    // Kept referenced: while requests wait here, this timer is what keeps the process alive.
-    timer = setTimeout(runProbe, Math.max(0, at - Date.now()));
+  const probeFailed = (reason: string) => {
+    lastReason = reason;
+    move(breakerStep(state, { type: 'probeFailed', now: now(), random: random() }, policy));
   };
 
   function runProbe() {
-    const next = breakerStep(state, { type: 'probe', now: Date.now() }, policy);
-    if (next.kind !== 'probing') return;
+    const next = breakerStep(state, { type: 'probe', now: now() }, policy);
+    if (next.kind !== 'probing') {
+      // Node may fire a timer a moment before the clock reaches its time: the breaker then
+      // says "not yet", and the next look must be scheduled, or nothing holds the process
+      // while every request waits here, and it ends with rows never sent.
+      if (state.kind === 'open') timer.schedule(state.probeAt);
+      return;
+    }
     state = next;
     options.probe().then(
-      (reason) => {
-        if (reason === undefined) move(breakerStep(state, { type: 'answer' }, policy));
-        else {
-          lastReason = reason;
-          move(breakerStep(state, { type: 'probeFailed', now: Date.now(), random: random() }, policy));
-        }
-      },
-      (error: unknown) => {
-        lastReason = String((error as Error)?.message ?? error);
-        move(breakerStep(state, { type: 'probeFailed', now: Date.now(), random: random() }, policy));
-      },
+      (reason) => (reason === undefined ? move(breakerStep(state, { type: 'answer' }, policy)) : probeFailed(reason)),
+      (error: unknown) => probeFailed(String((error as Error)?.message ?? error)),
     );
   }
 
@@ -114,24 +172,10 @@ export function createOutageGate(options: OutageGateOptions): OutageGate {
       if (state.kind === 'closed') return undefined;
       if (state.kind === 'stopped') return Promise.reject(outage(state.since));
       if (signal?.aborted) return Promise.reject(signal.reason);
-      return new Promise<void>((resolve, reject) => {
-        const abort = () => {
-          waiters.delete(waiter);
-          reject(signal?.reason);
-        };
-        const waiter: Waiter = {
-          resolve() {
-            signal?.removeEventListener('abort', abort);
-            resolve();
-          },
-          reject(error) {
-            signal?.removeEventListener('abort', abort);
-            reject(error);
-          },
-        };
-        waiters.add(waiter);
-        signal?.addEventListener('abort', abort, { once: true });
-      });
+      const waiting = waiters.wait(signal);
+      // A waiter is never left without a timer (or a probe on the wire) to wake it.
+      if (state.kind === 'open' && !timer.pending) timer.schedule(state.probeAt);
+      return waiting;
     },
     answered() {
       if (state.kind !== 'closed' || state.streak !== 0) move(breakerStep(state, { type: 'answer' }, policy));
@@ -139,22 +183,19 @@ export function createOutageGate(options: OutageGateOptions): OutageGate {
     failed(reason) {
       lastReason = reason;
       const wasClosed = state.kind === 'closed';
-      move(breakerStep(state, { type: 'failure', now: Date.now(), random: random() }, policy));
+      move(breakerStep(state, { type: 'failure', now: now(), random: random() }, policy));
       return wasClosed && state.kind === 'closed';
     },
     halt(error) {
       halted ??= error;
-      clearTimeout(timer);
-      for (const waiter of waiters) waiter.reject(halted);
-      waiters.clear();
+      timer.clear();
+      waiters.rejectAll(halted);
     },
     close() {
-      clearTimeout(timer);
+      timer.clear();
       if (state.kind !== 'closed' && state.kind !== 'stopped') {
-        state = { kind: 'stopped', since: state.since, at: Date.now() };
-        const error = outage(state.since);
-        for (const waiter of waiters) waiter.reject(error);
-        waiters.clear();
+        state = { kind: 'stopped', since: state.since, at: now() };
+        waiters.rejectAll(outage(state.since));
       }
     },
   };

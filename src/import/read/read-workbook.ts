@@ -93,6 +93,8 @@ export async function openWorkbook(inspected: InspectedFile & { format: 'ods' | 
         read = batch[batch.length - 1]!.line;
         yield batch;
       }
+      // The sheet's last row reached (blank rows after the data yield no batch).
+      read = dense.length;
     })(),
     bytesRead: () => (dense.length === 0 ? sizeBytes : Math.round((read / dense.length) * sizeBytes)),
     close: async () => {
