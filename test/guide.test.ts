@@ -76,14 +76,14 @@ async function openSession(): Promise<Session & { cleanup(): Promise<void> }> {
   await chmod(join(bin, 'ccs-bulk'), 0o755);
   const env: Record<string, string> = { PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: home, LANG: 'C.UTF-8', TMPDIR: temp.dir };
   const session: Session = { home, work, env, sandbox: undefined, url: undefined };
-  return {
-    ...session,
+  // The same object the steps fill in (its sandbox above all): a copy would leave the sandbox running.
+  return Object.assign(session, {
     async cleanup() {
       session.sandbox?.kill('SIGTERM');
       if (session.sandbox && session.sandbox.exitCode === null) await new Promise((resolve) => session.sandbox!.once('close', resolve));
       await temp.cleanup();
     },
-  };
+  });
 }
 
 /** `ccs-bulk sandbox …` as the guide gives it, on a free port; its `export` lines go into the session. */

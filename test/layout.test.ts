@@ -12,24 +12,6 @@ import { importCircles, importGraph, measureFunctions } from './layout.helpers.j
 /** Longer than this, a function holds two ideas (CONTRIBUTING.md). */
 const MAX_FUNCTION_LINES = 90;
 
-/**
- * Functions still over the limit while they are being split on other branches, as
- * `file:name` under src/. This list must be emptied: remove each entry once its split lands.
- */
-const LONG_FUNCTIONS_BEING_SPLIT = new Set([
-  'cli.ts:runCli',
-  'commands/export.ts:runExport',
-  'export/run-export.ts:runExport',
-  'import/read/read-csv.ts:parseRecords',
-  'service/outage.ts:createOutageGate',
-]);
-
-/**
- * Import circles still being taken apart on other branches, as their files joined by ' ↔ '.
- * This list must be emptied: remove each entry once the circle is gone.
- */
-const CIRCLES_BEING_UNDONE = new Set(['export/encode.ts ↔ export/xlsx-sheet.ts']);
-
 async function filesUnder(dir: string, suffix: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries
@@ -77,7 +59,7 @@ describe('layout', () => {
       expect.arrayContaining(['service/client.ts:createServiceClient', 'service/client.ts:watchAnswers', 'import/read/xml-events.ts:slice']),
     );
     const long = functions
-      .filter((found) => found.lines > MAX_FUNCTION_LINES && !LONG_FUNCTIONS_BEING_SPLIT.has(`${found.file}:${found.name}`))
+      .filter((found) => found.lines > MAX_FUNCTION_LINES)
       .map((found) => `src/${found.file}:${found.line} ${found.name} ${found.lines} lines`);
     expect(long).toEqual([]);
   });
@@ -87,9 +69,6 @@ describe('layout', () => {
   it('no import circle under src/, type-only imports included', async () => {
     const graph = await importGraph(join(ROOT, 'src'));
     expect(graph.get('service/client.ts')).toContain('service/send-request.ts');
-    const circles = importCircles(graph)
-      .map((circle) => circle.join(' ↔ '))
-      .filter((circle) => !CIRCLES_BEING_UNDONE.has(circle));
-    expect(circles).toEqual([]);
+    expect(importCircles(graph).map((circle) => circle.join(' ↔ '))).toEqual([]);
   });
 });
