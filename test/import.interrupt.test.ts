@@ -38,7 +38,6 @@ describe('Ctrl-C', () => {
     }, 10);
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     clearInterval(poll);
-    await gate.stop();
     expect(code).toBe(3);
     expect(stderr).toMatch(/^Stopped after \d+ rows .*\n {2}cause: interrupted\n/m);
     const resume = /to continue: (.*)/.exec(stderr)?.[1];
@@ -50,7 +49,9 @@ describe('Ctrl-C', () => {
     expect(lines.filter((l) => l[1] === 'created')).toHaveLength(ctx.sandbox.store.size);
 
     const args = resume!.split(' ').slice(1);
-    const rest = await runCli([...args, '--json', '--quiet'], { env: ctx.env() });
+    // The resume goes through the gate too: a results file records the service it was written
+    // against (the gate's URL), and --resume refuses another.
+    const rest = await runCli([...args, '--json', '--quiet'], { env: { ...ctx.env(), CCS_BASE_URL: gate.url } }).finally(() => gate.stop());
     expect(rest.code).toBe(0);
     expect(ctx.sandbox.store.size).toBe(300);
     const summary = JSON.parse(rest.stdout);
@@ -91,12 +92,14 @@ describe('Ctrl-C', () => {
     }
     const code = await done;
     gate.drop();
-    await gate.stop();
+    gate.open();
     expect(code).toBe(3);
     expect(stderr, stderr).toContain('stopped at once (second interrupt)');
+    // The resume goes through the gate too: a results file records the service it was written
+    // against (the gate's URL), and --resume refuses another.
     const rest = await runCli(['import', input, '--results', results, '--resume', '--json', '--quiet'], {
-      env: ctx.env(),
-    });
+      env: { ...ctx.env(), CCS_BASE_URL: gate.url },
+    }).finally(() => gate.stop());
     expect(rest.code).toBe(0);
     expect(ctx.sandbox.store.size - before).toBe(120);
     const lines = await readResults(results);

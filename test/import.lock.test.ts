@@ -114,11 +114,13 @@ describe('a lock left by a dead run', () => {
     run.child.kill('SIGKILL');
     await run.done;
     gate.drop();
-    await gate.stop();
+    gate.open();
     const left = JSON.parse(readFileSync(`${results}.lock`, 'utf8'));
     expect(left.pid).toBe(run.child.pid);
 
-    const rest = await runCli([...args, '--json'], { env: ctx.env() });
+    // The resume goes through the gate too: a results file records the service it was written
+    // against (the gate's URL), and --resume refuses another.
+    const rest = await runCli([...args, '--json'], { env: gateEnv(gate) }).finally(() => gate.stop());
     expect(rest.code, rest.stderr).toBe(0);
     expect(ctx.sandbox.store.size - before).toBe(ROWS);
     const lines = await readResults(results);

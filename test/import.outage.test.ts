@@ -97,7 +97,8 @@ describe('export through an outage', () => {
     const slow = await startSandbox({ latencyMs: 15, seed: 500, verifySignatures: false });
     try {
       slow.setFaults({ outage: { atMs: 150, forMs: 2500, kind: '503' } });
-      const run = await runCli(['export', '--format', 'jsonl', '--page-size', '10', '--progress-interval', '3600'], {
+      // One page at a time: 50 pages of 15 ms each outlast the 150 ms before the outage on any machine.
+      const run = await runCli(['export', '--format', 'jsonl', '--page-size', '10', '--prefetch', '1', '--progress-interval', '3600'], {
         env: { CCS_BASE_URL: slow.url, CCS_TOKEN: slow.token },
       });
       expect(run.code).toBe(0);

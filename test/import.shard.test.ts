@@ -38,10 +38,14 @@ describe('--shard K/N: three processes on one file', () => {
     expect(await killed).toBe('SIGKILL');
     clearInterval(poll);
     gate.drop();
-    await gate.stop();
+    gate.open();
     // Row 20, invalid and without a key, belongs to shard 2 by its row number: exit 1 there.
     expect([one.code, two.code]).toEqual([0, 1]);
-    const resumed = await runCli(['import', input, '--results', results, '--shard', '3/3', '--resume', '--json', '--quiet'], { env: ctx.env() });
+    // The resume goes through the gate too: a results file records the service it was written
+    // against (the gate's URL), and --resume refuses another.
+    const resumed = await runCli(['import', input, '--results', results, '--shard', '3/3', '--resume', '--json', '--quiet'], {
+      env: { ...ctx.env(), CCS_BASE_URL: gate.url },
+    }).finally(() => gate.stop());
 
     const summaries = [one, two, resumed].map((run) => JSON.parse(run.stdout));
     for (const [i, summary] of summaries.entries()) {

@@ -64,6 +64,12 @@ describe('layout', () => {
     expect(long).toEqual([]);
   });
 
+  it('README.md stays a page a user reads: at most 320 lines (details go to docs/)', async () => {
+    const lines = (await readFile(join(ROOT, 'README.md'), 'utf8')).split('\n').length - 1;
+    expect(lines).toBeGreaterThan(100);
+    expect(lines).toBeLessThanOrEqual(320);
+  });
+
   // Type-only imports count: a type tie is still a tie between the two files' meanings (one
   // cannot change without reading the other), and the circles found so far were half type-only.
   it('no import circle under src/, type-only imports included', async () => {

@@ -92,8 +92,6 @@ export function initialState(limit: number, bounds: ControllerBounds): Controlle
 /** One answer in: the state after it (its `limit` is the next limit). */
 export function observe(state: ControllerState, seen: Observation, bounds: ControllerBounds): ControllerState {
   if (state.ignore > 0) return { ...state, ignore: state.ignore - 1 };
-  // More busy than the limit allows: sent under a higher one (a retry keeps its slot while it waits).
-  if (seen.inFlight > state.limit) return state;
   const w = state.window;
   const window: WindowTally = {
     answers: w.answers + 1,
@@ -110,12 +108,17 @@ export function observe(state: ControllerState, seen: Observation, bounds: Contr
 function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds): ControllerState {
   let state = judged;
   const { limit } = state;
+  // Nothing got through and nothing said slow down: the service is down, not overloaded by us.
+  // The circuit breaker waits that out; the limit stays for when it is back.
+  if (w.ok === 0 && w.throttled === 0) return state;
   if (w.throttled > 0 || w.overloaded > w.answers * OVERLOAD_SHARE) {
     const through = w.ok / w.answers;
     const next = clamp(Math.floor(limit * Math.min(DECREASE, through)), bounds);
     // The ceiling: what got through. Under a cap on concurrent requests that is the cap, and
     // growth goes straight back to just under it; after slow start's overshoot, the service's pace.
-    const ceiling = clamp(Math.max(next, Math.floor(limit * through)), bounds);
+    // 5xx alone (no 429) cut the limit but set no ceiling: an outage's edges look like that, and
+    // the service said nothing of the pace it takes.
+    const ceiling = w.throttled > 0 ? clamp(Math.max(next, Math.floor(limit * through)), bounds) : state.ceiling;
     // Requests sent at the old limit still answer as if it held: not this limit's doing.
     return { ...state, limit: next, ceiling, ignore: Math.max(0, limit - next), calm: 0, slowStart: false };
   }
