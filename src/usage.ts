@@ -3,6 +3,7 @@
  * (edit distance over the command's own flags), why a token is never a flag, and a missing
  * file named as such. Pure: cli.ts hands over the parser's message, the argv and the command's flags.
  */
+import { editDistance } from './suggest.js';
 
 /** The command being parsed when parsing failed, and its flags (kebab-case, as typed). */
 export interface CommandFlags {
@@ -24,20 +25,7 @@ function knownMistake(command: string, flag: string): string | undefined {
   return undefined;
 }
 
-/** Optimal string alignment distance: Levenshtein plus adjacent transpositions (`fromat`). */
-export function editDistance(a: string, b: string): number {
-  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = best;
-    }
-  }
-  return rows[a.length]![b.length]!;
-}
+export { editDistance };
 
 /** Case, hyphens and underscores do not count: `--dryrun`, `--dry_run`, `--dryRun` mean `--dry-run`. */
 const squash = (name: string) => name.toLowerCase().replace(/[-_]/g, '');

@@ -6,43 +6,15 @@
  */
 import { createRequire } from 'node:module';
 import countries from 'i18n-iso-countries';
+import { editDistance } from '../suggest.js';
 import { memoize } from './normalize.js';
+
+export { editDistance };
 
 const require = createRequire(import.meta.url);
 const currencyCodes: typeof import('currency-codes') = require('currency-codes');
 
-/**
- * Edit distance between `a` and `b` (insert, delete, substitute, swap two adjacent
- * characters: the optimal-string-alignment Damerau-Levenshtein), or `max + 1` once it must
- * exceed `max`. Three rolling rows; stops early when a whole row is over the bound.
- */
-export function editDistance(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  if (rows[0].length <= b.length) rows = [0, 1, 2].map(() => new Int32Array(b.length * 2 + 2)) as Rows;
-  // Reused rows: this runs for hundreds of candidates per rejected value.
-  let [before, previous, current] = rows;
-  for (let j = 0; j <= b.length; j++) previous[j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    current[0] = i;
-    let rowMin = i;
-    const ai = a.charCodeAt(i - 1);
-    for (let j = 1; j <= b.length; j++) {
-      const bj = b.charCodeAt(j - 1);
-      let value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (ai === bj ? 0 : 1));
-      if (i > 1 && j > 1 && ai === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === bj) {
-        value = Math.min(value, before[j - 2]! + 1);
-      }
-      current[j] = value;
-      if (value < rowMin) rowMin = value;
-    }
-    if (rowMin > max) return max + 1;
-    [before, previous, current] = [previous, current, before];
-  }
-  return Math.min(previous[b.length]!, max + 1);
-}
 
-type Rows = [Int32Array, Int32Array, Int32Array];
-let rows: Rows = [new Int32Array(64), new Int32Array(64), new Int32Array(64)];
 
 /**
  * How far a value of this length may be from its suggestion: one edit up to 5 characters,
