@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UsageError } from './errors.js';
+import { shellQuote } from './resume-command.js';
 
 export interface FolderOf {
   /** A file that is about to be written. */
@@ -44,7 +45,7 @@ export function makeParentFolders(files: readonly FolderOf[]): string[] {
         if (code === 'EEXIST') continue;
         const still = [...new Set(files.flatMap((each) => missingFolders(each.file)))];
         throw new UsageError(
-          `cannot create the folder ${folder}: ${code}; create the missing folder${still.length > 1 ? 's' : ''} first: mkdir -p ${still.map(quote).join(' ')}`,
+          `cannot create the folder ${folder}: ${code}; create the missing folder${still.length > 1 ? 's' : ''} first: mkdir -p ${still.map(shellQuote).join(' ')}`,
           'output_unwritable',
           { cause: error },
         );
@@ -54,5 +55,3 @@ export function makeParentFolders(files: readonly FolderOf[]): string[] {
   return made;
 }
 
-/** A path as a shell word (quoted only when it needs to be). */
-const quote = (path: string): string => (/^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`);

@@ -16,6 +16,7 @@ import { UsageError } from '../src/errors.js';
 import { exportClients } from '../src/export/run-export.js';
 import { createServiceClient } from '../src/service/client.js';
 import { ROOT, runCli, useSandbox } from './helpers.js';
+import { shellQuote } from '../src/resume-command.js';
 
 const context = useSandbox({ seed: 20 });
 
@@ -193,7 +194,7 @@ describe('missing folders', () => {
       const error = await refusal(exportClients({ service, out: join(blocked, 'reports', 'a.csv'), sinceLast: join(blocked, 'state', 'a.json') }));
       expect(error.code).toBe('output_unwritable');
       expect(error.message).toBe(
-        `cannot create the folder ${join(blocked, 'reports')}: ENOTDIR; create the missing folders first: mkdir -p ${join(blocked, 'reports')} ${join(blocked, 'state')}`,
+        `cannot create the folder ${join(blocked, 'reports')}: ENOTDIR; create the missing folders first: mkdir -p ${shellQuote(join(blocked, 'reports'))} ${shellQuote(join(blocked, 'state'))}`,
       );
     } finally {
       await service.close();

@@ -50,10 +50,11 @@ function shownPattern(shown: readonly string[]): RegExp {
 
 /** `export A=1 B=~/x`: the assignments, `~/` expanded, a trailing comment dropped. */
 function assignments(command: string, home: string): [string, string][] {
-  const words = command.replace(/\s+#.*$/, '').replace(/^export\s+/, '').split(/\s+/);
-  return words.map((word) => {
-    const at = word.indexOf('=');
-    return [word.slice(0, at), word.slice(at + 1).replace(/^~\//, `${home}/`)];
+  const text = command.replace(/\s+#.*$/, '').replace(/^export\s+/, '');
+  // NAME=value or NAME='value' (as the sandbox quotes a path with spaces, `'\''` for a quote).
+  return [...text.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=('(?:[^']|'\\'')*'|\S+)/g)].map(([, name, raw]) => {
+    const value = raw!.startsWith("'") ? raw!.slice(1, -1).replace(/'\\''/g, "'") : raw!;
+    return [name!, value.replace(/^~\//, `${home}/`)];
   });
 }
 
