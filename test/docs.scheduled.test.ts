@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { parseCsv } from './export.helpers.js';
 import { BIN, collectOutput, makeTempDir, ROOT } from './helpers.js';
+import { shellQuote } from '../src/resume-command.js';
 
 const DOC = readFileSync(join(ROOT, 'docs', 'scheduled-reports.md'), 'utf8');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -48,13 +49,17 @@ const cronCommands = (block: string): string[] =>
 let sandbox: Sandbox;
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
 
-/** The doc's world moved into `root`: its service is the sandbox, its absolute paths under root. */
-function rooted(text: string, root: string): string {
+/**
+ * The doc's world moved into `root`: its service is the sandbox, its absolute paths under root
+ * (`shell`: the text is a shell line, so root is quoted as a word: TMPDIR may hold a space).
+ */
+function rooted(text: string, root: string, shell = false): string {
+  const base = shell ? shellQuote(root) : root;
   return text
     .replaceAll('https://ccs.example.com', sandbox.url)
     .replaceAll('${{ vars.CCS_BASE_URL }}', sandbox.url)
     .replaceAll('${{ secrets.CCS_TOKEN }}', sandbox.token)
-    .replace(/(?<![\w.}/-])\/(srv|etc|reports|config|secrets)(?=\/|\b)/g, `${root}/$1`);
+    .replace(/(?<![\w.}/-])\/(srv|etc|reports|config|secrets)(?=\/|\b)/g, `${base}/$1`);
 }
 
 /** `ccs-bulk` and `npx ccs-bulk` on PATH; the second night's with the clock a day on. */
@@ -151,7 +156,7 @@ function crontab(title: string, lines: string[], config: string | undefined, rep
         if (config !== undefined) await writeFile(join(root, 'srv', 'reports', 'ccs-bulk.config.json'), rooted(config, root));
       }
       const runs: Run[] = [];
-      for (const line of lines) runs.push(await sh(rooted(line, root), root, night));
+      for (const line of lines) runs.push(await sh(rooted(line, root, true), root, night));
       return runs;
     },
   };
