@@ -48,7 +48,7 @@ export async function sortResults(path: string, chunkBytes = CHUNK_BYTES): Promi
     }
     if (header === undefined) return;
     if (runs.length === 0) {
-      replaceWith(path, header, [sorted(chunk)]);
+      await replaceWith(path, header, [sorted(chunk)]);
       return;
     }
     if (chunk.length > 0) runs.push(writeRun(path, chunk));
@@ -105,30 +105,16 @@ class BytesWriter {
 }
 
 /** Writes header + lines to a temp file beside `path`, then renames it over `path`. */
-function replaceWith(path: string, header: Buffer, parts: Iterable<Iterable<Line>>): void {
-  const temp = tempBeside(path);
-  const fd = openPrivate(temp, 'wx');
-  try {
-    const out = new BytesWriter(fd, temp);
-    out.write(header);
+/** The lines of one sorted chunk, as the file's new content. */
+function replaceWith(path: string, header: Buffer, parts: Iterable<Iterable<Line>>): Promise<void> {
+  return rewrite(path, header, (out) => {
     for (const part of parts) for (const line of part) out.write(line.bytes);
-    out.flush();
-    fsyncSync(fd);
-    closeSync(fd);
-    renameSync(temp, path);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw sortFailure(path, error);
-  }
+  });
 }
 
 /** k-way merge of sorted runs (a handful: one per CHUNK_CHARS of results), smallest row first. */
-async function replaceWithMerge(path: string, header: Buffer, runs: string[]): Promise<void> {
-  const temp = tempBeside(path);
-  const fd = openPrivate(temp, 'wx');
-  try {
-    const out = new BytesWriter(fd, temp);
-    out.write(header);
+function replaceWithMerge(path: string, header: Buffer, runs: string[]): Promise<void> {
+  return rewrite(path, header, async (out) => {
     const heads = await Promise.all(runs.map(async (run) => openRun(run)));
     for (;;) {
       let min: RunHead | undefined;
@@ -137,6 +123,17 @@ async function replaceWithMerge(path: string, header: Buffer, runs: string[]): P
       out.write(min.line!.bytes);
       await min.next();
     }
+  });
+}
+
+/** `path` written anew through a temp file beside it, fsynced and renamed over it: a crash leaves the old file whole. */
+async function rewrite(path: string, header: Buffer, body: (out: BytesWriter) => void | Promise<void>): Promise<void> {
+  const temp = tempBeside(path);
+  const fd = openPrivate(temp, 'wx');
+  try {
+    const out = new BytesWriter(fd, temp);
+    out.write(header);
+    await body(out);
     out.flush();
     fsyncSync(fd);
     closeSync(fd);
