@@ -6,6 +6,7 @@ export function resumeCommand(commandLine: readonly string[]): string {
   return ['ccs-bulk', ...args, '--resume'].map(shellQuote).join(' ');
 }
 
+/** Single-quotes a word for a POSIX shell unless it is plainly safe. */
 export function shellQuote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }

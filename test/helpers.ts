@@ -264,3 +264,23 @@ export function expectNoneOf(text: string, values: Iterable<string>): void {
   const found = [...values].filter((value) => value.length > 3 && text.includes(value));
   expect(found).toEqual([]);
 }
+
+/**
+ * The `NAME=value` assignments of shell lines as a POSIX shell reads them: a value may be
+ * single-quoted (`'…'`, `'\''` for a quote), as the product prints a path with a space.
+ */
+export function shellAssignments(text: string): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const [, name, word] of text.matchAll(/(\w+)=((?:'[^']*'|\\.|[^\s'\\])+)/g)) found[name!] = shellUnquote(word!);
+  return found;
+}
+
+/** One shell word without its quoting: `'a b'\''c'` → `a b'c`. */
+export function shellUnquote(word: string): string {
+  return word.replace(/'([^']*)'|\\(.)/g, (_, quoted: string | undefined, escaped: string | undefined) => quoted ?? escaped ?? '');
+}
+
+/** A command line split into its words as a POSIX shell would (single quotes and backslashes). */
+export function shellWords(line: string): string[] {
+  return [...line.matchAll(/(?:'[^']*'|\\.|[^\s'\\])+/g)].map(([word]) => shellUnquote(word));
+}

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runCli as runCliInProcess } from '../src/cli.js';
 import { injected } from '../src/inject.js';
 import type { RawRecord } from '../src/import/read/index.js';
+import { shellQuote } from '../src/resume-command.js';
 import { CLIENT_HEADER, cliEnv, collectOutput, ROOT, readResults, useSandbox, validRows } from './helpers.js';
 
 // The end-of-run account: a run may exit 0 or 1 only when the input was read to its end and
@@ -137,7 +138,7 @@ describe('the end-of-run account (validate and import)', () => {
     expect(summary.counts.created).toBe(39);
     expect(summary.account).toMatchObject({ complete: false, firstMissing: 17, outcomesRecorded: 39 });
     expect(run.stderr).toContain('row 17 has no outcome in the results file; the first row without an outcome is row 17');
-    expect(run.stderr).toMatch(/to continue: ccs-bulk import .*account-\d+\.csv .*--resume/);
+    expect(run.stderr).toContain(`to continue: ccs-bulk import ${shellQuote(file)} --json --concurrency 4 --resume`);
     // Resumed without the fault: the missing row goes out, the others are skipped as created.
     injected.send = undefined;
     const resumed = await cli(['import', file, '--json', '--resume']);
@@ -200,7 +201,7 @@ describe('a run whose event loop empties before it has finished (child process)'
     ]);
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/ccs-bulk: error: the run stopped unfinished: .* \[incomplete_run\]/);
-    expect(run.stderr).toMatch(/to continue: ccs-bulk import .*account-\d+\.csv --concurrency 2 --resume/);
+    expect(run.stderr).toContain(`to continue: ccs-bulk import ${shellQuote(file)} --concurrency 2 --resume`);
     const lines = await readResults(`${file}.results.csv`);
     expect(lines.some((line) => line[0] === '9')).toBe(false);
     const resumed = await runInjected('', ['import', file, '--resume', '--json']);

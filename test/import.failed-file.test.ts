@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openFailed } from '../src/import/failed.js';
+import { shellQuote } from '../src/resume-command.js';
 import { cli } from './cli-in-process.js';
 import { readResults, useSandbox } from './helpers.js';
 
@@ -37,7 +38,7 @@ describe('a --failed file re-imports as it is', () => {
     const hint = run.stderr.split('\n').findIndex((line) => line.startsWith('  rows to fix: 2 rows in '));
     expect(hint).toBeGreaterThan(0);
     const command = run.stderr.split('\n')[hint + 1]!.trim();
-    expect(command).toBe(`ccs-bulk import ${fix} --map country=Land --map address=Anschrift --map 'currency=Währung'`);
+    expect(command).toBe(`ccs-bulk import ${shellQuote(fix)} --map country=Land --map address=Anschrift --map 'currency=Währung'`);
 
     // Fixed where a user would fix them, saved as it was, and imported with the printed command.
     await writeFile(fix, Buffer.from(text.replace('Deutschland', 'DE').replace('kaputt', 'baer@example.de'), 'latin1'));

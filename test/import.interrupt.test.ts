@@ -3,8 +3,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
+import { shellQuote } from '../src/resume-command.js';
 import { startGate } from './gate.helpers.js';
-import { BIN, CLIENT_HEADER, readResults, runCli, useSandbox, validRows } from './helpers.js';
+import { BIN, CLIENT_HEADER, readResults, runCli, shellWords, useSandbox, validRows } from './helpers.js';
 
 
 const ctx = useSandbox({ latencyMs: 40 });
@@ -41,14 +42,14 @@ describe('Ctrl-C', () => {
     expect(code).toBe(3);
     expect(stderr).toMatch(/^Stopped after \d+ rows .*\n {2}cause: interrupted\n/m);
     const resume = /to continue: (.*)/.exec(stderr)?.[1];
-    expect(resume).toBe(`ccs-bulk import ${input} --results ${results} --concurrency 4 --resume`);
+    expect(resume).toBe(`ccs-bulk import ${shellQuote(input)} --results ${shellQuote(results)} --concurrency 4 --resume`);
 
     const lines = await readResults(results);
     expect(lines.length).toBeLessThan(300);
     // In-flight requests finished: every client the sandbox holds has its created line.
     expect(lines.filter((l) => l[1] === 'created')).toHaveLength(ctx.sandbox.store.size);
 
-    const args = resume!.split(' ').slice(1);
+    const args = shellWords(resume!).slice(1);
     // The resume goes through the gate too: a results file records the service it was written
     // against (the gate's URL), and --resume refuses another.
     const rest = await runCli([...args, '--json', '--quiet'], { env: { ...ctx.env(), CCS_BASE_URL: gate.url } }).finally(() => gate.stop());

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkCreateBody } from '../src/sandbox/validate.js';
+import { shellQuote } from '../src/resume-command.js';
 import { cli } from './cli-in-process.js';
 import { readResults, useSandbox } from './helpers.js';
 
@@ -59,7 +60,7 @@ describe('summaries that say what happened', () => {
     expect(lines[at]).toMatch(/^Stopped after 1 row in .*: 0 created, 1 failed, 0 invalid, 0 duplicate, 2 not attempted$/);
     expect(lines[at + 1]).toBe('  cause: the service refused the token or the signature (401 api_key_invalid)');
     expect(lines[at + 2]).toMatch(/^ {2}fix: check the token .*: ccs-bulk check tests both/);
-    expect(lines.at(-1)).toMatch(/^ {2}to continue: ccs-bulk import .*refused\.csv --concurrency 1 --resume$/);
+    expect(lines.at(-1)).toBe(`  to continue: ccs-bulk import ${shellQuote(input)} --concurrency 1 --resume`);
     // One short line each: the service's text and the token advice are in the results file, not repeated here.
     expect(Math.max(...lines.map((line) => line.length))).toBeLessThan(160);
     expect(run.stderr).not.toContain('lk_sandbox_not_this_one');

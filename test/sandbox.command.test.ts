@@ -7,6 +7,8 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSandbox } from '../src/commands/sandbox.js';
 import { UsageError } from '../src/errors.js';
+import { shellQuote } from '../src/resume-command.js';
+import { shellAssignments } from './helpers.js';
 import { capture, waitFor } from './stream.helpers.js';
 
 /** A throwaway RSA-4096 public key (its private half was discarded): generating one costs seconds. */
@@ -45,9 +47,9 @@ describe('ccs-bulk sandbox', () => {
     const text = out.text();
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1];
     const token = /token:\s+(lk_sandbox_[0-9a-f]{32})/.exec(text)?.[1];
-    const keyPath = /CCS_SIGNING_KEY_FILE=(\S+)/.exec(text)?.[1];
+    const keyPath = shellAssignments(text).CCS_SIGNING_KEY_FILE;
     expect(url && token && keyPath).toBeTruthy();
-    expect(text).toContain(`export CCS_BASE_URL=${url} CCS_TOKEN=${token} CCS_SIGNING_KEY_FILE=${keyPath}`);
+    expect(text).toContain(`export CCS_BASE_URL=${url} CCS_TOKEN=${token} CCS_SIGNING_KEY_FILE=${shellQuote(keyPath!)}`);
     expect(text).toContain('curl -s -H "Authorization: Bearer $CCS_TOKEN" "$CCS_BASE_URL/v1/clients');
     expect(text).not.toContain('PRIVATE KEY');
     expect((await stat(keyPath!)).mode & 0o777).toBe(0o600);

@@ -6,8 +6,9 @@ import { runSandbox } from '../src/commands/sandbox.js';
 import { UsageError } from '../src/errors.js';
 import { parseOutage } from '../src/sandbox/faults.js';
 import { startSandbox } from '../src/sandbox/index.js';
+import { shellQuote } from '../src/resume-command.js';
 import { createServiceClient } from '../src/service/client.js';
-import { runCli } from './helpers.js';
+import { runCli, shellAssignments } from './helpers.js';
 import { call } from './sandbox.helpers.js';
 import { capture, waitFor } from './stream.helpers.js';
 
@@ -26,10 +27,15 @@ describe('ccs-bulk sandbox --tls', () => {
       const text = out.text();
       expect(text).toMatch(/listening on https:\/\/127\.0\.0\.1:\d+/);
       const exports = text.split('\n').filter((line) => line.startsWith('  export ')).join(' ');
-      const env: Record<string, string> = {};
-      for (const [, name, value] of exports.matchAll(/(\w+)=(\S+)/g)) env[name!] = value!;
+      const env = shellAssignments(exports);
       expect(Object.keys(env).sort()).toEqual(['CCS_BASE_URL', 'CCS_CLIENT_CERT_FILE', 'CCS_CLIENT_KEY_FILE', 'CCS_TOKEN', 'NODE_EXTRA_CA_CERTS']);
-      expect(text).toMatch(/curl -s --cacert \S+ca\.pem --cert \S+client\.pem --key \S+client-key\.pem/);
+      const [ca, cert, key] = [env.NODE_EXTRA_CA_CERTS!, env.CCS_CLIENT_CERT_FILE!, env.CCS_CLIENT_KEY_FILE!].map(shellQuote);
+      expect(text).toContain(`curl -s --cacert ${ca} --cert ${cert} --key ${key} `);
+      expect(env).toMatchObject({
+        NODE_EXTRA_CA_CERTS: expect.stringMatching(/ca\.pem$/),
+        CCS_CLIENT_CERT_FILE: expect.stringMatching(/client\.pem$/),
+        CCS_CLIENT_KEY_FILE: expect.stringMatching(/client-key\.pem$/),
+      });
       expect(text).not.toContain('PRIVATE KEY');
 
       const run = await runCli(['export', '--format', 'jsonl', '--quiet'], { env });

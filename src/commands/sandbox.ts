@@ -7,6 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
+import { shellQuote } from '../resume-command.js';
 import { parsePublicKey } from '../sandbox/auth.js';
 import { parseLatencySchedule, parseOutage } from '../sandbox/faults.js';
 import type { Sandbox, SandboxOptions } from '../sandbox/index.js';
@@ -98,11 +99,6 @@ async function writeKeys(sandbox: Sandbox): Promise<string> {
     }
   }
   return dir;
-}
-
-/** Single-quotes a value for a POSIX shell unless it is plainly safe. */
-function shellQuote(value: string): string {
-  return /^[\w/.:@%+=,-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
 function banner(sandbox: Sandbox, args: SandboxCommandArgs, keyDir: string | undefined): string {
