@@ -13,10 +13,10 @@ export const HOSTILE = {
   closingScript: '</script>',
 } as const;
 
-/** Bad e-mails beyond the 200 a group lists: the page says "and 5 more". */
+/** Bad e-mails (with row 6's) beyond the 200 a group lists: the page says "and 6 more". */
 export const BULK_INVALID = 205;
 
-/** 210 rows: 2 valid, 1 duplicate (of row 2), 207 invalid. */
+/** 211 rows: 2 valid, 1 duplicate (of row 2), 208 invalid. */
 export function hostileCsv(): string {
   const rows = [
     ['name', 'email', 'country', 'address', 'Notes'],
@@ -24,13 +24,14 @@ export function hostileCsv(): string {
     [HOSTILE.rloName, 'rlo@example.com', 'France', 'Rue 1', 'y'],
     [HOSTILE.rloName, 'rlo@example.com', 'France', 'Rue 1', 'z'],
     ['Ann', 'ann@example.com', HOSTILE.imgCountry, 'Street 4', ''],
-    ['Bob', 'bob@gmial.com', 'Germny', HOSTILE.closingScript, ''],
+    ['Bob', 'bob@gmial.com', 'Germny', 'Street 5', ''],
+    ['Cy', HOSTILE.closingScript, 'DE', 'Street 6', ''],
   ];
   for (let i = 0; i < BULK_INVALID; i++) rows.push([`Client ${i}`, `not-an-email-${i}`, 'DE', `Street ${i}`, '']);
   return stringify(rows);
 }
 
-export const HOSTILE_COUNTS = { valid: 2, invalid: 2 + BULK_INVALID, duplicate: 1 };
+export const HOSTILE_COUNTS = { valid: 2, invalid: 3 + BULK_INVALID, duplicate: 1 };
 
 /** `data-count` figures as the page states them. */
 export function pageCounts(html: string): Record<string, number> {

@@ -65,8 +65,9 @@ describe('validate --report', () => {
     expect(pageCounts(html)).toEqual({ rows: summary.rows, valid, invalid, duplicate });
     // The first 200 of a kind, then a count; the suggestion beside the marked value, not applied.
     expect(groupRows(html, 'problem-email_not_an_address')).toBe(200);
-    expect(html).toContain(`— ${BULK_INVALID} rows</h3>`);
-    expect(html).toContain('and 5 more');
+    expect(html).toContain(`— ${BULK_INVALID + 1} rows</h3>`);
+    expect(html).toContain('and 6 more');
+    expect(html).toContain('<mark><bdi>&lt;/script&gt;</bdi></mark>');
     expect(html).toMatch(/<mark><bdi>Germny<\/bdi><\/mark>.*<td><bdi>Germany \(DE\)<\/bdi><\/td>/);
     expect(html).toContain('<bdi>bob@gmail.com</bdi>');
     expect(html).toMatch(/id="duplicates".*data-v="2".*<td>3<\/td>/s);
