@@ -256,7 +256,7 @@ interface Run {
   /** The end-of-run account, once settled (a run that stopped has none). */
   account?: RunAccount | undefined;
   /** --report's notes, when asked for. */
-  report: ReportTracker | undefined;
+  report?: ReportTracker | undefined;
   /** Waits for the rows in flight, then closes the input and the output files (`beforeSort`: see results.ts). */
   close(beforeSort?: () => Promise<void>): Promise<void>;
 }
@@ -269,14 +269,7 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
   const started = Date.now();
   const results = resultsPathOf(options);
   // Before any file is opened: it refuses a concurrency that is not a positive integer.
-  const window = createSendWindow({
-    concurrency: options.concurrency ?? IMPORT_DEFAULTS.concurrency,
-    maxConcurrency: options.maxConcurrency ?? IMPORT_DEFAULTS.maxConcurrency,
-    startConcurrency: IMPORT_DEFAULTS.startConcurrency,
-    ahead: Math.max(16, 4 * availableParallelism()),
-    rate: options.rate,
-    signal: options.signal,
-  });
+  const window = openWindow(options);
   const opened = await planImport({
     file: options.file,
     results,
@@ -340,7 +333,6 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
     streak: new AnswerStreak(),
     resultsStart: statSync(resultsFile.path).size,
     readerDone: false,
-    report: undefined,
     async close(beforeSort) {
       await window.drain();
       run.report?.stop();
@@ -355,6 +347,17 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
   run.report = startReport(run, options);
   const unwatch = service?.watchAnswers((answer) => window.observe(answer));
   return run;
+}
+
+function openWindow(options: ImportClientsOptions): SendWindow {
+  return createSendWindow({
+    concurrency: options.concurrency ?? IMPORT_DEFAULTS.concurrency,
+    maxConcurrency: options.maxConcurrency ?? IMPORT_DEFAULTS.maxConcurrency,
+    startConcurrency: IMPORT_DEFAULTS.startConcurrency,
+    ahead: Math.max(16, 4 * availableParallelism()),
+    rate: options.rate,
+    signal: options.signal,
+  });
 }
 
 function rowRules(options: ImportSettings) {
