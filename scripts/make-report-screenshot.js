@@ -3,7 +3,7 @@
 // CLI's `validate fixtures/clients.csv --report` (npm run build first) and screenshots the page
 // in headless Chromium (CHROMIUM picks the executable; default /usr/bin/chromium).
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
@@ -14,12 +14,12 @@ const out = join(root, 'docs', 'images', 'review-page.png');
 const temp = mkdtempSync(join(tmpdir(), 'review-page-'));
 try {
   const page = join(temp, 'review.html');
-  // From the fixtures folder, so the page names the file as a user would type it.
-  const run = spawnSync(
-    process.execPath,
-    [join(root, 'dist', 'bin.cjs'), 'validate', 'clients.csv', '--report', page, '--results', join(temp, 'results.csv'), '--quiet'],
-    { stdio: 'inherit', cwd: join(root, 'fixtures') },
-  );
+  // In a folder of its own, so the page names the files as a user would type them.
+  copyFileSync(join(root, 'fixtures', 'clients.csv'), join(temp, 'clients.csv'));
+  const run = spawnSync(process.execPath, [join(root, 'dist', 'bin.cjs'), 'validate', 'clients.csv', '--report', 'review.html', '--quiet'], {
+    stdio: 'inherit',
+    cwd: temp,
+  });
   if (run.status !== 1) throw new Error(`validate exited ${run.status}, expected 1 (invalid rows)`);
   const browser = await puppeteer.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
@@ -27,10 +27,11 @@ try {
   });
   try {
     const tab = await browser.newPage();
-    await tab.setViewport({ width: 1100, height: 1500, deviceScaleFactor: 1 });
+    await tab.setViewport({ width: 1100, height: 1400, deviceScaleFactor: 1 });
     await tab.goto(pathToFileURL(page).href, { waitUntil: 'load' });
     mkdirSync(join(root, 'docs', 'images'), { recursive: true });
-    await tab.screenshot({ path: out, clip: { x: 0, y: 0, width: 1100, height: 1500 } });
+    // The top of the page: the file, the outcomes and the first problem groups.
+    await tab.screenshot({ path: out, clip: { x: 0, y: 0, width: 1100, height: 1400 } });
   } finally {
     await browser.close();
   }

@@ -55,10 +55,11 @@ describe('validate --report', () => {
     expect(html.match(/<script/gi)).toHaveLength(1);
     expect(html.match(/<\/script/gi)).toHaveLength(1);
     expect(html).not.toMatch(/<img|<b>/i);
-    expect(html).toContain('<bdi>&lt;img src=x onerror=alert(1)&gt;</bdi>');
+    expect(html).toContain('<bdi class="sample">&lt;img src=x onerror=alert(1)&gt;</bdi>');
     expect(html).toContain('<mark><bdi>&lt;img src=x onerror=alert(3)&gt;</bdi></mark>');
-    expect(html).toContain('<bdi>&lt;/script&gt;&lt;b&gt;bold&lt;/b&gt;&lt;script&gt;alert(2)&lt;/script&gt;</bdi>');
+    expect(html).toContain('<bdi class="sample">&lt;/script&gt;&lt;b&gt;bold&lt;/b&gt;&lt;script&gt;alert(2)&lt;/script&gt;</bdi>');
     expect(html).toContain(`<bdi>${HOSTILE.rloName}</bdi>`);
+    expect(html).toContain(`<bdi class="sample">${HOSTILE.rloName}</bdi>`);
     expect(html).not.toMatch(new RegExp(`[^>]${HOSTILE.rloName}`));
 
     const { valid, invalid, duplicate } = summary.counts;

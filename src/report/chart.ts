@@ -26,8 +26,8 @@ export function chartSvg(points: readonly TimePoint[]): string {
     x: (at) => PAD.left + (at / Math.max(end, 1e-3)) * plotW,
     y: (value, max) => PAD.top + plotH - (value / max) * plotH,
   };
-  const pauses = points
-    .map((point, i) => (point.paused ? pauseRect(scale, i === 0 ? 0 : points[i - 1]!.at, point.at, plotH) : ''))
+  const pauses = pausedSpans(points)
+    .map(([from, to]) => pauseRect(scale, from, to, plotH))
     .join('');
   const line = (values: readonly number[], max: number) =>
     values.map((value, i) => `${scale.x(points[i]!.at).toFixed(1)},${scale.y(value, max).toFixed(1)}`).join(' ');
@@ -39,6 +39,19 @@ export function chartSvg(points: readonly TimePoint[]): string {
     `<polyline class="flight" points="${line(points.map((point) => point.inFlight), maxFlight)}"/>` +
     '</svg>'
   );
+}
+
+/** The paused seconds as [from, to] spans, neighbours joined into one. */
+function pausedSpans(points: readonly TimePoint[]): [number, number][] {
+  const spans: [number, number][] = [];
+  points.forEach((point, i) => {
+    if (!point.paused) return;
+    const from = i === 0 ? 0 : points[i - 1]!.at;
+    const last = spans.at(-1);
+    if (last !== undefined && last[1] === from) last[1] = point.at;
+    else spans.push([from, point.at]);
+  });
+  return spans;
 }
 
 function rate(previous: TimePoint, point: TimePoint): number {

@@ -20,6 +20,11 @@ export function value(text: string): string {
   return `<bdi>${esc(text)}</bdi>`;
 }
 
+/** A sample value: a value in a box of its own, so values holding commas stay apart. */
+export function sample(text: string): string {
+  return `<bdi class="sample">${esc(text)}</bdi>`;
+}
+
 /** Text outside any element (the title): isolated with FSI … PDI, the characters `<bdi>` stands for. */
 export function isolatedText(text: string): string {
   return esc(`\u2068${text}\u2069`);
@@ -59,6 +64,7 @@ table.data { border-collapse: collapse; width: 100%; margin: 6px 0; font-size: 1
 table.data th, table.data td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
 table.data th { background: #f3f5f7; position: sticky; top: 0; } table.data th button { all: unset; cursor: pointer; font-weight: 600; }
 table.data th[aria-sort=ascending] button::after { content: " \\25B2"; } table.data th[aria-sort=descending] button::after { content: " \\25BC"; }
+table.data td code { white-space: nowrap; } .sample { display: inline-block; border: 1px solid var(--line); border-radius: 4px; padding: 0 5px; margin: 1px 4px 1px 0; white-space: pre-wrap; }
 mark { background: var(--mark); padding: 0 2px; border-radius: 3px; } mark.empty { font-style: italic; color: var(--muted); }
 .fix { margin: 2px 0 6px; } .more { color: var(--muted); font-style: italic; }
 input.filter { margin: 4px 0; padding: 4px 8px; width: 260px; border: 1px solid var(--line); border-radius: 6px; }

@@ -7,7 +7,7 @@ import { foldHeader, type Field } from '../import/fields.js';
 import { describeEncoding, positionWord } from '../import/read/types.js';
 import type { Normalization } from '../import/run-notes.js';
 import type { Group, ProblemRow, ReportNotes } from './collect.js';
-import { count, esc, rowCell, table, value } from './html.js';
+import { count, esc, rowCell, sample, table, value } from './html.js';
 import { fixOf, suggestionIn } from './problems.js';
 
 /** The run's end as the page needs it (the summary's figures). */
@@ -73,7 +73,7 @@ export function mapping(notes: ReportNotes): string {
   const rows = headers.map((header, index) => {
     const field = fieldOf.get(index);
     const how = field === undefined ? 'ignored' : map[field] !== undefined ? `--map ${field}=…` : foldHeader(header) === foldHeader(field) ? 'its name' : 'a known alias';
-    const samples = notes.samples[index]!.map(value).join(', ');
+    const samples = notes.samples[index]!.map(sample).join(' ');
     return [value(header), field === undefined ? '<span class="muted">—</span>' : `<code>${field}</code>`, esc(how), samples];
   });
   const ignored = notes.plan.unknown.length === 0 ? '' : `<p>Ignored columns (not sent): ${notes.plan.unknown.map(value).join(', ')}</p>`;
