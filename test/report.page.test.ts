@@ -115,6 +115,28 @@ describe('import --report', () => {
   });
 });
 
+describe('import --report through an outage', () => {
+  it('charts the run second by second, the seconds the service was down shaded', async () => {
+    const input = join(ctx.dir, 'outage.csv');
+    const report = join(ctx.dir, 'outage.html');
+    const rows = Array.from({ length: 300 }, (_, n) => `Outage ${n},outage${n}@example.com,DE,Street ${n}`);
+    await writeFile(input, `name,email,country,address\n${rows.join('\n')}\n`);
+    // 10 ms a request keeps the rows busy past the outage's start.
+    ctx.sandbox.setFaults({ latencyMs: 10, outage: { atMs: 300, forMs: 2500, kind: '503' } });
+    try {
+      const run = await cli(['import', input, '--report', report, '--concurrency', '4', '--json', '--quiet'], ctx.env());
+      expect(run.code).toBe(0);
+      expect(JSON.parse(run.stdout).counts).toMatchObject({ created: 300, failed: 0 });
+    } finally {
+      ctx.sandbox.setFaults({ latencyMs: 0, outage: undefined });
+    }
+    const html = await readFile(report, 'utf8');
+    expect(html.match(/<polyline class="(rate|flight)" points="[\d., ]+"\/>/g)).toHaveLength(2);
+    expect(html).toMatch(/<rect class="pause" x="[\d.]+" y="\d+" width="[\d.]+"/);
+    expect(pageCounts(html)).toMatchObject({ rows: 300, created: 300, failed: 0 });
+  }, 150_000);
+});
+
 describe('what the page keeps is bounded', () => {
   it('100,000 invalid rows keep 200 per kind; a day of chart points keeps under 1,200', () => {
     const notes = new ReportNotes({
