@@ -14,6 +14,11 @@ import { Timeline } from './timeline.js';
 export const ROWS_PER_GROUP = 200;
 /** Groups kept (problem codes, service error codes, duplicate keys): the rest are counted. */
 const MAX_GROUPS = 200;
+/**
+ * Rows listed across all groups of one kind, whatever their number: the page's size stays a few
+ * MB (a listed row is ~300 bytes of HTML) even when every column of every row is wrong its own way.
+ */
+const MAX_LISTED = 4000;
 /** Duplicate rows listed under one first occurrence. */
 const ROWS_PER_DUPLICATE = 20;
 /** Sample values per column, and how many rows are looked at for them. */
@@ -38,9 +43,12 @@ export class Group<T> {
   total = 0;
   readonly items: T[] = [];
   constructor(readonly limit = ROWS_PER_GROUP) {}
-  add(make: () => T): void {
+  /** `room`: false when the page's budget is spent (the item is counted, not listed). */
+  add(make: () => T, room = true): boolean {
     this.total++;
-    if (this.items.length < this.limit) this.items.push(make());
+    if (!room || this.items.length >= this.limit) return false;
+    this.items.push(make());
+    return true;
   }
 }
 
@@ -69,6 +77,7 @@ class Groups<T> {
   readonly map = new Map<string, Group<T>>();
   /** Items whose group could not be kept. */
   overflow = 0;
+  #listed = 0;
   constructor(readonly limit = ROWS_PER_GROUP) {}
   add(key: string, make: () => T): void {
     let group = this.map.get(key);
@@ -80,7 +89,7 @@ class Groups<T> {
       group = new Group<T>(this.limit);
       this.map.set(key, group);
     }
-    group.add(make);
+    if (group.add(make, this.#listed < MAX_LISTED)) this.#listed++;
   }
 }
 
@@ -145,7 +154,7 @@ export class ReportNotes {
   #problemRow(row: number, values: readonly string[], problem: Problem): ProblemRow {
     const index = problem.field !== undefined ? this.#byField.get(problem.field) : problem.header !== undefined ? this.plan.headers.indexOf(problem.header) : -1;
     if (index === undefined || index < 0) return { row, column: '', value: undefined, message: cut(problem.message) };
-    return { row, column: this.plan.headers[index] ?? '', value: cut(values[index] ?? ''), message: cut(problem.message, 600) };
+    return { row, column: this.plan.headers[index] ?? '', value: cut(values[index] ?? ''), message: cut(problem.message, 400) };
   }
 
   #cell(values: readonly string[], field: Field): string {

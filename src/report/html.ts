@@ -40,8 +40,8 @@ export function table(headers: readonly string[], rows: readonly string[][], cap
   const head = headers.map((header) => `<th scope="col">${esc(header)}</th>`).join('');
   const body = rows.map((cells) => `<tr>${cells.map((cell) => `<td>${cell}</td>`).join('')}</tr>`).join('\n');
   return (
-    `<table class="data">${caption === undefined ? '' : `<caption>${esc(caption)}</caption>`}` +
-    `<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody></table>`
+    `<div class="table"><table class="data">${caption === undefined ? '' : `<caption>${esc(caption)}</caption>`}` +
+    `<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody></table></div>`
   );
 }
 
@@ -61,8 +61,8 @@ ul.counts { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 1
 ul.counts li { border: 1px solid var(--line); border-radius: 8px; padding: 8px 14px; min-width: 92px; }
 ul.counts li.bad { background: var(--bad); } ul.counts .n { display: block; font-size: 22px; font-weight: 600; }
 table.data { border-collapse: collapse; width: 100%; margin: 6px 0; font-size: 14px; }
-table.data th, table.data td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
-table.data th { background: #f3f5f7; position: sticky; top: 0; } table.data th button { all: unset; cursor: pointer; font-weight: 600; }
+div.table { overflow-x: auto; } table.data th, table.data td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; overflow-wrap: break-word; }
+table.data th { background: #f3f5f7; white-space: nowrap; } table.data th button { all: unset; cursor: pointer; font-weight: 600; }
 table.data th[aria-sort=ascending] button::after { content: " \\25B2"; } table.data th[aria-sort=descending] button::after { content: " \\25BC"; }
 table.data td code { white-space: nowrap; } .sample { display: inline-block; border: 1px solid var(--line); border-radius: 4px; padding: 0 5px; margin: 1px 4px 1px 0; white-space: pre-wrap; }
 mark { background: var(--mark); padding: 0 2px; border-radius: 3px; } mark.empty { font-style: italic; color: var(--muted); }

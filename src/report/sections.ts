@@ -138,7 +138,7 @@ export function duplicates(notes: ReportNotes): string {
   ]);
   const rest = groups.overflow > 0 ? `<p class="more">and ${count(groups.overflow)} more duplicate rows of other first rows</p>` : '';
   return (
-    `<section id="duplicates"><h2>Duplicates: ${count(notes.duplicateTotal)} rows</h2>` +
+    `<section id="duplicates"><h2>Duplicates: ${count(notes.duplicateTotal)} row${notes.duplicateTotal === 1 ? '' : 's'}</h2>` +
     '<p>Each row below repeats an earlier row (the same idempotency key): it was not sent again.</p>' +
     `${table(['First row', 'Repeated in rows', 'Name', 'E-mail', 'Repeats'], rows)}${rest}</section>`
   );
