@@ -14,7 +14,7 @@ import { ReportNotes } from '../src/report/collect.js';
 import { classifyIssue, fixOf, suggestionIn } from '../src/report/problems.js';
 import { Timeline } from '../src/report/timeline.js';
 import { cli } from './cli-in-process.js';
-import { readResults, useSandbox } from './helpers.js';
+import { readResults, ROOT, useSandbox } from './helpers.js';
 import { BULK_INVALID, HOSTILE, HOSTILE_COUNTS, hostileCsv, pageCounts } from './report.helpers.js';
 
 // Its dates are refused by name (400 parameter_unknown, param application_date): rows the service fails.
@@ -79,6 +79,21 @@ describe('validate --report', () => {
     // Written whole and private: no temp file beside it.
     expect((await stat(report)).mode & 0o777).toBe(0o600);
     expect((await readdir(ctx.dir)).filter((name) => name.includes('review.html'))).toEqual(['review.html']);
+  });
+
+  it.each([
+    ['fix-it/fix-me.xlsx', 1, ['<dt>Format</dt><dd>xlsx spreadsheet</dd>', '<dt>Sheet</dt><dd><bdi>fix me</bdi></dd>', '<dt>Header row</dt><dd>row 1 (the first)</dd>']],
+    [
+      'input/excel-semicolon-cp1252-crlf-sep.csv',
+      0,
+      ['<dt>Encoding</dt><dd>windows-1252 [detected: no UTF-8 sequences]</dd>', '<code><bdi>&quot;;&quot;</bdi></code> <span class="muted">(sep-line)</span>', '<dt>Header row</dt><dd>line 2'],
+    ],
+  ])('says how %s was read', async (fixture, exitCode, facts) => {
+    const report = join(ctx.dir, `${fixture.replace(/\W/g, '-')}.html`);
+    const run = await cli(['validate', join(ROOT, 'fixtures', fixture), '--report', report, '--results', `${report}.results.csv`, '--quiet']);
+    expect(run.code).toBe(exitCode);
+    const html = await readFile(report, 'utf8');
+    for (const fact of facts) expect(html).toContain(fact);
   });
 
   it('refuses a page path that is the input (exit 2, same_file), before reading a row', async () => {
