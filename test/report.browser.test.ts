@@ -80,7 +80,7 @@ describe.skipIf(!found)(found ? 'the review page in Chromium' : `the review page
     const { page, errors, requests } = await load(reportUrl);
     expect(errors).toEqual([]);
     expect(requests).toEqual([reportUrl]);
-    const counts = await page.evaluate(`Object.fromEntries([...document.querySelectorAll('[data-count]')].map((e) => [e.dataset.count, Number(e.textContent)]))`);
+    const counts = await page.evaluate(`Object.fromEntries([...document.querySelectorAll('[data-count]')].map((e) => [e.dataset.count, Number(e.textContent.replaceAll(',', ''))]))`);
     const { valid, invalid, duplicate } = summary.counts;
     expect(counts).toEqual({ rows: summary.rows, valid, invalid, duplicate });
     const shot = join(temp.dir, 'review.png');
@@ -138,7 +138,7 @@ describe.skipIf(!found)(found ? 'the review page in Chromium' : `the review page
     const shown = await page.evaluate(`({
       rows: document.querySelectorAll('#problem-email_not_an_address tbody tr').length,
       buttons: document.querySelectorAll('button').length,
-      invalid: document.querySelector('[data-count=invalid]').textContent,
+      invalid: document.querySelector('[data-count=invalid]').textContent.replaceAll(',', ''),
     })`);
     expect(shown).toEqual({ rows: 200, buttons: 0, invalid: String(summary.counts.invalid) });
     await page.close();

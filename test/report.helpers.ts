@@ -33,7 +33,7 @@ export function hostileCsv(): string {
 
 export const HOSTILE_COUNTS = { valid: 2, invalid: 3 + BULK_INVALID, duplicate: 1 };
 
-/** `data-count` figures as the page states them. */
+/** `data-count` figures as the page states them (`1,234`). */
 export function pageCounts(html: string): Record<string, number> {
-  return Object.fromEntries([...html.matchAll(/data-count="([a-z_]+)">(\d+)</g)].map((m) => [m[1]!, Number(m[2])]));
+  return Object.fromEntries([...html.matchAll(/data-count="([a-z_]+)">([\d,]+)</g)].map((m) => [m[1]!, Number(m[2]!.replaceAll(',', ''))]));
 }

@@ -62,9 +62,9 @@ export function counts(notes: ReportNotes, end: ReportEnd): string {
   const items = outcomes.map((outcome) => {
     const n = end.counts[outcome] ?? 0;
     const label = outcome === 'created' && end.existing > 0 ? `created (${count(end.existing)} already there)` : outcome.replace('_', ' ');
-    return `<li${BAD.has(outcome) && n > 0 ? ' class="bad"' : ''}><span class="n" data-count="${outcome}">${n}</span>${esc(label)}</li>`;
+    return `<li${BAD.has(outcome) && n > 0 ? ' class="bad"' : ''}><span class="n" data-count="${outcome}">${count(n)}</span>${esc(label)}</li>`;
   });
-  return `<section id="counts"><h2>Outcomes</h2><ul class="counts"><li><span class="n" data-count="rows">${end.rows}</span>rows</li>${items.join('')}</ul></section>`;
+  return `<section id="counts"><h2>Outcomes</h2><ul class="counts"><li><span class="n" data-count="rows">${count(end.rows)}</span>rows</li>${items.join('')}</ul></section>`;
 }
 
 export function mapping(notes: ReportNotes): string {
