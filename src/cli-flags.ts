@@ -134,6 +134,11 @@ export function importFlags<T>(y: Argv<T>) {
       group: OUTPUT,
       describe: 'write invalid and failed rows here, ready to fix',
     })
+    .option('report', {
+      type: 'string',
+      group: OUTPUT,
+      describe: 'write a review page here: one self-contained HTML file (mapping, counts, problems by kind, suggestions)',
+    })
     .option('log-file', {
       type: 'string',
       group: OUTPUT,

@@ -48,6 +48,7 @@ export interface ImportFlags extends RunFlags {
   resume?: boolean | undefined;
   overwrite?: boolean | undefined;
   failed?: string | undefined;
+  report?: string | undefined;
   map?: readonly string[] | undefined;
   dateFormat: DateFormat;
   encoding?: string | undefined;
@@ -306,6 +307,7 @@ export async function resolveImportOptions(
       file: argv.file,
       results: argv.results ?? defaultResultsPath(argv.file, connection?.kind === 'sandbox'),
       failed: argv.failed,
+      report: argv.report,
       resume: argv.resume === true,
       overwrite: argv.overwrite === true,
       dryRun: mode.dryRun,

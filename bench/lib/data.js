@@ -51,14 +51,28 @@ function csvCell(value) {
   return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
-/** Writes `rows` client rows (plus the header) to `path`, in 1 MB-ish chunks. */
-export function writeClientsCsv(path, rows) {
+/** What `invalidEvery` puts in a row, in turn: each a different check that fails. */
+const BREAKS = [
+  (cells) => [cells[0], cells[1], 'Germny', ...cells.slice(3)],
+  (cells) => [cells[0], cells[1].replace('@', ' at '), ...cells.slice(2)],
+  (cells) => [...cells.slice(0, 3), '', ...cells.slice(4)],
+  (cells) => [...cells.slice(0, 4), 'EURO', cells[5]],
+  (cells) => [...cells.slice(0, 5), '2024-02-30'],
+];
+
+/**
+ * Writes `rows` client rows (plus the header) to `path`, in 1 MB-ish chunks; with
+ * `invalidEvery: N`, every Nth row fails one check (the review page's bench: 1M rows, N = 10).
+ */
+export function writeClientsCsv(path, rows, { invalidEvery } = {}) {
   const fd = openSync(path, 'w', 0o600);
   try {
     writeSync(fd, `${HEADER.join(',')}\n`);
     let chunk = '';
     for (let i = 0; i < rows; i++) {
-      chunk += `${clientRow(i).cells.map(csvCell).join(',')}\n`;
+      const { cells } = clientRow(i);
+      const broken = invalidEvery && i % invalidEvery === invalidEvery - 1 ? BREAKS[Math.floor(i / invalidEvery) % BREAKS.length](cells) : cells;
+      chunk += `${broken.map(csvCell).join(',')}\n`;
       if (chunk.length > 1_000_000) {
         writeSync(fd, chunk);
         chunk = '';

@@ -41,6 +41,7 @@ export function formatSummary(summary: ImportSummary, options: ImportOptions): s
   }
   if (summary.account) lines.push(`  account: ${formatAccount(summary.account)}`);
   lines.push(`  results: ${summary.results}`);
+  if (summary.report) lines.push(`  review page: ${summary.report}`);
   // No hint when there is nothing to fix: the file holds only its header.
   if (summary.failed && summary.failedRows > 0) {
     const encoding = summary.failedEncoding?.changed ? `, ${summary.failedEncoding.name} with a BOM: a value needed it` : '';

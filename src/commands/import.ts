@@ -12,7 +12,7 @@ import { type LogFile, withLogFile } from '../log-file.js';
 import type { ImportOptions } from '../options.js';
 import { createProgress, NO_PROGRESS, progressDisplay } from '../progress.js';
 import type { Connected } from './connect.js';
-import { formatSummary, INVALID_ROWS_SHOWN } from './import-summary.js';
+import { formatSummary, INVALID_ROWS_SHOWN, resumeCommand } from './import-summary.js';
 import { reportSweep } from './stale-temps.js';
 
 /**
@@ -32,6 +32,7 @@ async function importWith(options: ImportOptions, io: Io, log: LogFile | undefin
     input: run.file,
     results: run.results,
     failed: run.failed,
+    report: run.report,
     resume: run.resume,
     shard: run.shard && `${run.shard.index}/${run.shard.count}`,
     concurrency: run.concurrency,
@@ -67,6 +68,7 @@ async function importWith(options: ImportOptions, io: Io, log: LogFile | undefin
       // Each in-process sandbox is new and empty: its results file can never be resumed elsewhere.
       serviceIdentity: connected?.sandbox ? `in-process sandbox ${randomUUID()}` : undefined,
       invalidRowsListed: options.json ? MAX_INVALID_ROWS_JSON : INVALID_ROWS_SHOWN,
+      resumeCommand: run.dryRun ? undefined : resumeCommand(options.commandLine),
       signal: io.signal,
       onPlan: (plan) => {
         if (run.resume) log?.run('run_resumed', { results: plan.results, rows_created_earlier: plan.resumedCreated });

@@ -128,7 +128,7 @@ function typeSuggestion(suggestion: string): string {
   return country ? `type "${country[1]!}" or "${country[2]!}".` : `type "${suggestion}".`;
 }
 
-function fixFor(reason: string): string | undefined {
+export function fixFor(reason: string): string | undefined {
   for (const [pattern, fix] of FIXES) {
     const match = pattern.exec(reason);
     if (match) return typeof fix === 'string' ? fix : fix(match);

@@ -14,6 +14,8 @@ export interface PlanInput {
   file: string;
   results: string;
   failed: string | undefined;
+  /** --report: only checked here (written when the run ends). */
+  report?: string | undefined;
   read: ReadOptions;
   map: Partial<Record<Field, string>>;
   resume: boolean;
@@ -41,6 +43,7 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
     { flag: INPUT, path: input.file },
     { flag: '--results', path: input.results },
     { flag: '--failed', path: input.failed },
+    { flag: '--report', path: input.report },
   ]);
   // First: a live run holding the results file refuses this one before anything is read or decided.
   const resultsLock = lockOutput(input.results, 'results file');

@@ -36,6 +36,8 @@ export interface RecorderOptions {
   signal: AbortSignal | undefined;
   /** After each outcome (progress). */
   onRecord: () => void;
+  /** A row the service refused (the review page groups them). */
+  onFailed?: ((line: ResultLine) => void) | undefined;
 }
 
 export class Recorder {
@@ -60,6 +62,7 @@ export class Recorder {
     this.#options.results.write(line);
     if (error !== undefined) {
       const failed = line.outcome === 'failed';
+      if (failed) this.#options.onFailed?.(line);
       this.#options.failed?.write(line.values, error, failed ? line.key : undefined, failed ? line.errorParam : undefined);
       const code = line.errorCode ?? line.outcome;
       this.#errorCodes.set(code, (this.#errorCodes.get(code) ?? 0) + 1);

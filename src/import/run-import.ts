@@ -26,6 +26,8 @@ import { createSendWindow, type SendWindow } from './send-window.js';
 import { type InvalidRow, type Normalization, RunNotes } from './run-notes.js';
 import { AnswerStreak, systemicMessage } from './systemic.js';
 import { rowValidator } from './validate-row.js';
+import { renderReport, writeReport } from '../report/write-report.js';
+import { type ReportTracker, trackReport } from '../report/track.js';
 
 export type { StopReason } from './recorder.js';
 export type { RunAccount } from './account.js';
@@ -51,6 +53,8 @@ export interface ImportSettings {
   maxErrors?: number | undefined;
   /** Take only this shard's rows (shard.ts); the results file gets `.shard-K-of-N`. */
   shard?: Shard | undefined;
+  /** The review page (one self-contained HTML file), written when the run ends. */
+  report?: string | undefined;
 }
 
 export interface ImportClientsOptions extends ImportSettings {
@@ -72,6 +76,8 @@ export interface ImportClientsOptions extends ImportSettings {
   serviceIdentity?: string | undefined;
   /** Invalid rows listed in the summary's `invalidRows` (default 10; every one is in the results file). */
   invalidRowsListed?: number | undefined;
+  /** The command that continues this import if it stops, shown on the review page. */
+  resumeCommand?: string | undefined;
 }
 
 export interface ImportPlan {
@@ -88,6 +94,8 @@ export interface ImportSummary {
   file: string;
   results: string;
   failed: string | undefined;
+  /** The review page, when asked for. */
+  report: string | undefined;
   dryRun: boolean;
   rows: number;
   counts: Record<Outcome, number>;
@@ -129,7 +137,15 @@ export async function importClients(options: ImportClientsOptions): Promise<Impo
     await run.close(ended ? () => settleRun(run, options) : undefined);
   }
   if (run.recorder.outputFailure !== undefined) throw run.recorder.outputFailure;
-  return { ...summarize(run, options), ...(run.account && { account: run.account }) };
+  const summary: ImportSummary = { ...summarize(run, options), ...(run.account && { account: run.account }) };
+  if (run.report) writeRunReport(run.report, summary, options);
+  return summary;
+}
+
+function writeRunReport(report: ReportTracker, summary: ImportSummary, options: ImportClientsOptions): void {
+  report.stop();
+  const end = { ...summary, resumeCommand: options.resumeCommand, at: new Date() };
+  writeReport(summary.report!, renderReport(report.notes, end));
 }
 
 /**
@@ -180,6 +196,7 @@ async function importRows(run: Run, signal: AbortSignal | undefined): Promise<vo
         continue;
       }
       run.rows++;
+      run.report?.notes.row(raw.values);
       // After a stop (auth, --max-errors) the rest of the file is still accounted for.
       if (recorder.stopped) {
         ledger.read(raw.row, 'outcome');
@@ -189,7 +206,10 @@ async function importRows(run: Run, signal: AbortSignal | undefined): Promise<vo
       if (verdict.kind === 'skipped') ledger.read(raw.row, 'created_earlier', verdict.key);
       else ledger.read(raw.row, 'outcome');
       if (verdict.kind !== 'send') {
-        if (verdict.kind === 'invalid') run.notes.invalid(raw.row, verdict.list);
+        if (verdict.kind === 'invalid') {
+          run.notes.invalid(raw.row, verdict.list);
+          run.report?.notes.invalid(raw.row, raw.values, verdict.list);
+        } else if (verdict.kind === 'duplicate') run.report?.notes.duplicate(raw.row, raw.values, verdict.firstRow);
         recorder.settle(raw, verdict);
         continue;
       }
@@ -235,6 +255,8 @@ interface Run {
   streak: AnswerStreak;
   /** The end-of-run account, once settled (a run that stopped has none). */
   account?: RunAccount | undefined;
+  /** --report's notes, when asked for. */
+  report?: ReportTracker | undefined;
   /** Waits for the rows in flight, then closes the input and the output files (`beforeSort`: see results.ts). */
   close(beforeSort?: () => Promise<void>): Promise<void>;
 }
@@ -247,18 +269,12 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
   const started = Date.now();
   const results = resultsPathOf(options);
   // Before any file is opened: it refuses a concurrency that is not a positive integer.
-  const window = createSendWindow({
-    concurrency: options.concurrency ?? IMPORT_DEFAULTS.concurrency,
-    maxConcurrency: options.maxConcurrency ?? IMPORT_DEFAULTS.maxConcurrency,
-    startConcurrency: IMPORT_DEFAULTS.startConcurrency,
-    ahead: Math.max(16, 4 * availableParallelism()),
-    rate: options.rate,
-    signal: options.signal,
-  });
+  const window = openWindow(options);
   const opened = await planImport({
     file: options.file,
     results,
     failed: failedPathOf(options),
+    report: reportPathOf(options),
     // A dry run is as busy as its parser: a large file is parsed on a second thread. A real
     // import waits on signing and the service; the thread would only add memory there.
     read: { thread: dryRun ? 'large' : 'never', ...options.read },
@@ -304,6 +320,7 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
       maxErrors: options.maxErrors,
       signal: options.signal,
       onRecord: () => run.progress.tick(),
+      onFailed: (line) => run.report?.notes.failed(line),
     }),
     notes,
     progress: progressReporter(options.onProgress, () => snapshot(run, dryRun), options.progressIntervalMs),
@@ -318,6 +335,7 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
     readerDone: false,
     async close(beforeSort) {
       await window.drain();
+      run.report?.stop();
       unwatch?.();
       await source.close();
       run.progress.finish();
@@ -326,8 +344,20 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
     },
   };
   if (service) run.send = createSender(service, window, run.recorder, started, run.streak);
+  run.report = startReport(run, options);
   const unwatch = service?.watchAnswers((answer) => window.observe(answer));
   return run;
+}
+
+function openWindow(options: ImportClientsOptions): SendWindow {
+  return createSendWindow({
+    concurrency: options.concurrency ?? IMPORT_DEFAULTS.concurrency,
+    maxConcurrency: options.maxConcurrency ?? IMPORT_DEFAULTS.maxConcurrency,
+    startConcurrency: IMPORT_DEFAULTS.startConcurrency,
+    ahead: Math.max(16, 4 * availableParallelism()),
+    rate: options.rate,
+    signal: options.signal,
+  });
 }
 
 function rowRules(options: ImportSettings) {
@@ -361,6 +391,7 @@ function summarize(run: Run, options: ImportClientsOptions): ImportSummary {
     file: options.file,
     results: resultsPathOf(options),
     failed: failedPathOf(options),
+    report: reportPathOf(options),
     dryRun: options.dryRun === true,
     rows: run.rows,
     counts: run.recorder.counts,
@@ -383,6 +414,29 @@ function summarize(run: Run, options: ImportClientsOptions): ImportSummary {
 
 function failedPathOf(options: ImportSettings): string | undefined {
   return options.failed !== undefined && options.shard ? shardResultsPath(options.failed, options.shard) : options.failed;
+}
+
+function reportPathOf(options: ImportSettings): string | undefined {
+  return options.report !== undefined && options.shard ? shardResultsPath(options.report, options.shard) : options.report;
+}
+
+/** --report: its notes, and for an import the chart's clock. */
+function startReport(run: Run, options: ImportClientsOptions): ReportTracker | undefined {
+  if (options.report === undefined) return undefined;
+  const dryRun = options.dryRun === true;
+  const { plan } = run.opened;
+  const { counts } = run.recorder;
+  return trackReport(
+    { source: run.source.info, headers: plan.headers, columns: plan.columns, map: options.map ?? {}, unknown: plan.unknown, dryRun },
+    dryRun
+      ? undefined
+      : {
+          started: run.started,
+          rows: () => Object.values(counts).reduce((a, b) => a + b, 0),
+          inFlight: () => run.window.inFlight(),
+          watchOutage: options.service && ((listener) => options.service!.watchOutage(listener)),
+        },
+  );
 }
 
 function resultsPathOf(options: ImportSettings): string {

@@ -27,6 +27,8 @@ export interface SendWindow {
   observe(answer: Answer): void;
   /** The wire limit now and where it settled (the most held over the last answers). */
   limits(): LimitReport;
+  /** Requests on the wire now. */
+  inFlight(): number;
 }
 
 export interface SendWindowOptions {
@@ -111,5 +113,6 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
       if (limit.current !== wire.concurrency) wire.concurrency = limit.current;
     },
     limits: () => limit.limits(),
+    inFlight: () => onWire,
   };
 }

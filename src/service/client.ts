@@ -81,6 +81,8 @@ export interface ServiceClient {
   listClients(query: ListClientsQuery): Promise<Reply<ListPage>>;
   /** Every attempt's answer, 429s and retries included, until the returned function is called. */
   watchAnswers(listener: (answer: Answer) => void): () => void;
+  /** The outage gate's transitions (paused, resumed…), until the returned function is called. */
+  watchOutage(listener: (event: OutageEvent) => void): () => void;
   getClient(id: string): Promise<Reply<Client>>;
   /** Closes the pool if this client made it. */
   close(): Promise<void>;
@@ -124,7 +126,8 @@ export function listQueryString(query: ListClientsQuery): string {
 }
 
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
-  const wire = openWire(options);
+  const outageListeners = new Set<(event: OutageEvent) => void>();
+  const wire = openWire(options, outageListeners);
   const { dispatcher } = wire;
   const ownsDispatcher = options.dispatcher === undefined;
 
@@ -150,6 +153,10 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       wire.listeners.add(listener);
       return () => wire.listeners.delete(listener);
     },
+    watchOutage(listener) {
+      outageListeners.add(listener);
+      return () => outageListeners.delete(listener);
+    },
     getClient(id) {
       return sendRequest(wire, 'GET', `/v1/clients/${encodeURIComponent(id)}`, createEnvelope);
     },
@@ -161,7 +168,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
 }
 
 /** The options resolved into what every request shares: the transport (made here unless injected) and the breaker. */
-function openWire(options: ServiceClientOptions): Wire {
+function openWire(options: ServiceClientOptions, outageListeners: ReadonlySet<(event: OutageEvent) => void>): Wire {
   const base = checkBaseUrl(options.baseUrl);
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const transport = options.dispatcher
@@ -193,7 +200,10 @@ function openWire(options: ServiceClientOptions): Wire {
     wire.gate = createOutageGate({
       policy: { ...DEFAULT_BREAKER, ...options.breaker },
       probe: () => probeService(wire),
-      onEvent: options.onOutage,
+      onEvent: (event) => {
+        options.onOutage?.(event);
+        for (const listener of outageListeners) listener(event);
+      },
       ...(injected.probeTimer && { setTimer: injected.probeTimer }),
       random: wire.random,
     });
