@@ -119,7 +119,7 @@ function seeded(seed: number): () => number {
 export function simulateImport(client: SimClient, service: SimService, seconds: number, seed = 1): SimResult {
   const time = new Timeline();
   const random = seeded(seed);
-  const limit = createAdaptiveLimit({ limit: 'auto', start: client.startLimit, max: client.bound });
+  const limit = createAdaptiveLimit({ limit: 'auto', start: client.startLimit, max: client.bound, now: () => time.now });
   // As the send window: about two rows per core signed ahead of the wire.
   const ahead = Math.max(16, 4 * client.cores);
   const result: SimResult = { perSecond: [], limits: [], requests: 0, throttled: 0, requestsPerSecond: [], throttledPerSecond: [], failedRows: 0 };
@@ -134,6 +134,7 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
   let tokens = service.ratePerSecond;
   let refilledAt = 0;
   let pausedUntil = 0;
+  let pausedAt = Number.NEGATIVE_INFINITY;
   let breaker: BreakerState = CLOSED;
   const gateWaiters: (() => void)[] = [];
   let created = 0;
@@ -163,11 +164,13 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
     else signQueue.push(job);
   };
 
-  const waitForWire = (start: () => void) => {
+  /** A row's first attempt queues behind the others; one coming back for a retry goes first. */
+  const waitForWire = (start: () => void, retry = false) => {
     if (onWire < limit.current) {
       onWire++;
       start();
-    } else wireQueue.push(start);
+    } else if (retry) wireQueue.unshift(start);
+    else wireQueue.push(start);
   };
 
   const releaseWire = () => {
@@ -187,12 +190,22 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
   const send = () => attempt(1, 0);
 
   const attempt = (n: number, counted: number) => {
+    // As send-request.ts with the send window's slot: waiting for the gate or a 429's pause
+    // lends the slot, and a slot taken before the limit was cut queues again.
+    const again = () => waitForWire(() => attempt(n, counted), true);
     if (breaker.kind === 'open' || breaker.kind === 'probing') {
-      gateWaiters.push(() => attempt(n, counted));
+      releaseWire();
+      gateWaiters.push(again);
       return;
     }
     if (pausedUntil > time.now) {
-      time.at(pausedUntil, () => attempt(n, counted));
+      releaseWire();
+      time.at(pausedUntil, again);
+      return;
+    }
+    if (onWire > limit.current) {
+      releaseWire();
+      again();
       return;
     }
     const sentAt = time.now;
@@ -215,8 +228,14 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
         result.failedRows++;
         return finishRow();
       }
-      if (status === 429) pausedUntil = Math.max(pausedUntil, time.now + delay);
-      time.at(time.now + delay, () => attempt(n + 1, retry));
+      // As send-request.ts: a 429 to a request sent before the pause began is its echo.
+      if (status === 429 && sentAt >= pausedAt) {
+        pausedUntil = Math.max(pausedUntil, time.now + delay);
+        pausedAt = time.now;
+      }
+      // As the send window: the wait lends the wire slot; the retry queues for one again.
+      releaseWire();
+      time.at(time.now + delay, () => waitForWire(() => attempt(n + 1, retry), true));
     });
   };
 

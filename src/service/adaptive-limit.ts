@@ -28,6 +28,8 @@ export interface AdaptiveLimitOptions {
   limit: number | 'auto';
   start: number;
   max: number;
+  /** A monotonic clock, ms (injected by the simulation). */
+  now?: (() => number) | undefined;
 }
 
 /** Answers whose limits say where `auto` settled. */
@@ -37,6 +39,7 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
   const auto = options.limit === 'auto';
   const max = auto ? options.max : (options.limit as number);
   const bounds = { min: 1, max };
+  const now = options.now ?? (() => performance.now());
   let controller: ControllerState = initialState(auto ? options.start : max, bounds);
   // The limit at each of the last answers: the most frequent is the settled one.
   const recent = new Uint16Array(SETTLED_ANSWERS);
@@ -47,7 +50,9 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
     },
     observe(answer, busy) {
       recent[answers++ % SETTLED_ANSWERS] = controller.limit;
-      if (auto) controller = observe(controller, classify(answer, busy), bounds);
+      if (!auto) return;
+      const at = now();
+      controller = observe(controller, { ...classify(answer, busy), at, sentAt: at - answer.ms }, bounds);
     },
     limits() {
       const { limit } = controller;

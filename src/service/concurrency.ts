@@ -17,13 +17,18 @@
  * export's writer lagged) leaves the limit alone: a limit nobody uses says nothing about the service.
  */
 
-export type Observation =
+export type Observation = (
   /** An answer other than the ones below, `latencyMs` on the wire; `inFlight` counts this one. */
   | { kind: 'ok'; latencyMs: number; inFlight: number }
   /** 429: the service says slow down. */
   | { kind: 'throttled'; inFlight: number }
   /** 5xx, a timeout or a dropped connection: overload, or trouble at the service. */
-  | { kind: 'overloaded'; inFlight: number };
+  | { kind: 'overloaded'; inFlight: number }
+) & {
+  /** When it came and when its request went out, ms on one monotonic clock (none: counts only). */
+  at?: number | undefined;
+  sentAt?: number | undefined;
+};
 
 export interface ControllerBounds {
   min: number;
@@ -39,8 +44,22 @@ export interface ControllerState {
   readonly window: WindowTally;
   /** Answers still to come from requests sent before the last decrease: not judged. */
   readonly ignore: number;
+  /**
+   * When the last decrease was decided: with a clock, every answer to a request sent before
+   * it is not judged (all of them, not a count: each retry or refill sent at the old limit
+   * answers like it, and at a long round trip that is most of one).
+   */
+  readonly cutAt: number | undefined;
   /** Healthy full windows at or above the ceiling since the last probe. */
   readonly calm: number;
+  /** When the last 429 was judged (the observation's clock): probes wait QUIET_MS after it. */
+  readonly throttledAt: number | undefined;
+  /** Answers that got through since then, judged or not: the pace the service kept up. */
+  readonly okSinceThrottled: number;
+  /** The first answer's arrival: before any 429, the pace is measured from there. */
+  readonly startedAt: number | undefined;
+  /** How far the next probe goes past the ceiling: doubles while probes meet no 429. */
+  readonly probeStep: number;
   /** While latency stays risen: the lowest limit it may push to. */
   readonly riseFloor: number | undefined;
   /** No decrease yet: growth doubles. */
@@ -54,6 +73,12 @@ interface WindowTally {
   overloaded: number;
   latencySum: number;
   busiest: number;
+  lastAt: number | undefined;
+  /** The first 429's arrival, and the answers that had got through since the last one by then. */
+  firstThrottledAt: number | undefined;
+  okBeforeThrottle: number;
+  /** After a 429, the window closes once those then in flight have answered (a pause may follow). */
+  closeAt: number | undefined;
 }
 
 /** Window means remembered for the baseline: a latency that stays higher becomes the new normal. */
@@ -64,6 +89,12 @@ export const LATENCY_RISE = 2;
 export const LATENCY_SLACK_MS = 5;
 export const DECREASE = 0.9;
 export const PROBE_WINDOWS = 20;
+/**
+ * A probe past a ceiling the service enforced with a 429 costs a whole-run pause of its
+ * Retry-After (a second, typically): once every QUIET_MS keeps that cost to a few per cent
+ * however short the round trip (20 windows are 0.4 s at 20 ms).
+ */
+export const QUIET_MS = 30_000;
 export const MIN_WINDOW = 4;
 /**
  * Slow start doubles up to here, then grows by a quarter a round trip (TCP's limited slow
@@ -74,7 +105,18 @@ export const SLOW_START_DOUBLES_TO = 64;
 /** A rare 5xx is the service's bad luck (the breaker handles outages); a share of them is overload. */
 export const OVERLOAD_SHARE = 0.05;
 
-const EMPTY: WindowTally = { answers: 0, ok: 0, throttled: 0, overloaded: 0, latencySum: 0, busiest: 0 };
+const EMPTY: WindowTally = {
+  answers: 0,
+  ok: 0,
+  throttled: 0,
+  overloaded: 0,
+  latencySum: 0,
+  busiest: 0,
+  lastAt: undefined,
+  firstThrottledAt: undefined,
+  okBeforeThrottle: 0,
+  closeAt: undefined,
+};
 
 export function initialState(limit: number, bounds: ControllerBounds): ControllerState {
   return {
@@ -83,26 +125,47 @@ export function initialState(limit: number, bounds: ControllerBounds): Controlle
     recentMeans: [],
     window: EMPTY,
     ignore: 0,
+    cutAt: undefined,
     calm: 0,
+    throttledAt: undefined,
+    okSinceThrottled: 0,
+    startedAt: undefined,
+    probeStep: 1,
     riseFloor: undefined,
     slowStart: true,
   };
 }
 
 /** One answer in: the state after it (its `limit` is the next limit). */
-export function observe(state: ControllerState, seen: Observation, bounds: ControllerBounds): ControllerState {
-  if (state.ignore > 0) return { ...state, ignore: state.ignore - 1 };
-  const w = state.window;
-  const window: WindowTally = {
-    answers: w.answers + 1,
+export function observe(previous: ControllerState, seen: Observation, bounds: ControllerBounds): ControllerState {
+  const state = {
+    ...previous,
+    okSinceThrottled: previous.okSinceThrottled + (seen.kind === 'ok' ? 1 : 0),
+    startedAt: previous.startedAt ?? seen.at,
+  };
+  if (seen.sentAt !== undefined && state.cutAt !== undefined) {
+    if (seen.sentAt < state.cutAt) return state;
+  } else if (state.ignore > 0) return { ...state, ignore: state.ignore - 1 };
+  const window = tally(state.window, seen, state.okSinceThrottled);
+  if (window.answers < Math.min(Math.max(state.limit, MIN_WINDOW), window.closeAt ?? Number.POSITIVE_INFINITY)) return { ...state, window };
+  return judge({ ...state, window: EMPTY }, window, bounds);
+}
+
+function tally(w: WindowTally, seen: Observation, okSinceThrottled: number): WindowTally {
+  const answers = w.answers + 1;
+  const first = seen.kind === 'throttled' && w.throttled === 0;
+  return {
+    answers,
     ok: w.ok + (seen.kind === 'ok' ? 1 : 0),
     throttled: w.throttled + (seen.kind === 'throttled' ? 1 : 0),
     overloaded: w.overloaded + (seen.kind === 'overloaded' ? 1 : 0),
     latencySum: w.latencySum + (seen.kind === 'ok' ? seen.latencyMs : 0),
     busiest: Math.max(w.busiest, seen.inFlight),
+    lastAt: seen.at ?? w.lastAt,
+    firstThrottledAt: first ? seen.at : w.firstThrottledAt,
+    okBeforeThrottle: first ? okSinceThrottled : w.okBeforeThrottle,
+    closeAt: first ? Math.max(MIN_WINDOW, answers + seen.inFlight - 1) : w.closeAt,
   };
-  if (window.answers < Math.max(state.limit, MIN_WINDOW)) return { ...state, window };
-  return judge({ ...state, window: EMPTY }, window, bounds);
 }
 
 function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds): ControllerState {
@@ -118,9 +181,15 @@ function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds
     // growth goes straight back to just under it; after slow start's overshoot, the service's pace.
     // 5xx alone (no 429) cut the limit but set no ceiling: an outage's edges look like that, and
     // the service said nothing of the pace it takes.
-    const ceiling = w.throttled > 0 ? clamp(Math.max(next, Math.floor(limit * through)), bounds) : state.ceiling;
-    // Requests sent at the old limit still answer as if it held: not this limit's doing.
-    return { ...state, limit: next, ceiling, ignore: Math.max(0, limit - next), calm: 0, slowStart: false };
+    if (w.throttled === 0) return cut(state, w, next, state.ceiling);
+    // The pace kept since the last 429 bounds both; before any, the pace since the start bounds
+    // only the limit: a token bucket's first second of credit flatters the window, and slow
+    // start's climb flatters no cap on concurrent requests, to which growth then returns.
+    const pace = sustained(state, w) ?? Number.POSITIVE_INFINITY;
+    const byWindow = Math.max(next, Math.floor(limit * through));
+    const ceiling = clamp(state.throttledAt === undefined ? byWindow : Math.min(byWindow, pace), bounds);
+    const throttled = { ...state, throttledAt: w.firstThrottledAt, okSinceThrottled: state.okSinceThrottled - w.okBeforeThrottle, probeStep: 1 };
+    return cut(throttled, w, clamp(Math.min(next, ceiling, pace), bounds), ceiling);
   }
   if (w.ok === 0) return state;
   const mean = w.latencySum / w.ok;
@@ -129,7 +198,7 @@ function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds
   if (mean > baseline * LATENCY_RISE + LATENCY_SLACK_MS) {
     const riseFloor = state.riseFloor ?? Math.ceil(limit / 2);
     const next = clamp(Math.max(riseFloor, Math.floor(limit * DECREASE)), bounds);
-    return { ...state, recentMeans, riseFloor, limit: next, ignore: Math.max(0, limit - next), calm: 0, slowStart: false };
+    return { ...state, recentMeans, riseFloor, limit: next, ignore: Math.max(0, limit - next), cutAt: w.lastAt, calm: 0, slowStart: false };
   }
   state = { ...state, riseFloor: undefined };
   if (w.busiest < limit) return { ...state, recentMeans };
@@ -138,12 +207,38 @@ function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds
     const doubling = state.slowStart && limit < SLOW_START_DOUBLES_TO;
     return { ...state, recentMeans, limit: clamp(doubling ? limit * 2 : limit + Math.ceil(limit / 4), bounds) };
   }
-  if (limit + 1 < ceiling) {
-    return { ...state, recentMeans, limit: clamp(Math.min(ceiling - 1, limit + Math.ceil(limit / 4)), bounds) };
+  if (limit < ceiling) {
+    return { ...state, recentMeans, limit: clamp(Math.min(ceiling, limit + Math.ceil(limit / 4)), bounds) };
   }
-  if (state.calm + 1 < PROBE_WINDOWS) return { ...state, recentMeans, calm: state.calm + 1 };
-  const next = clamp(limit + 1, bounds);
-  return { ...state, recentMeans, limit: next, ceiling: Math.max(ceiling, next), calm: 0 };
+  if (state.calm + 1 < PROBE_WINDOWS || !quiet(state, w)) return { ...state, recentMeans, calm: state.calm + 1 };
+  const next = clamp(limit + state.probeStep, bounds);
+  return { ...state, recentMeans, limit: next, ceiling: Math.max(ceiling, next), calm: 0, probeStep: state.probeStep * 2 };
+}
+
+/** A decrease: requests sent at the old limit still answer as if it held, and are not this limit's doing. */
+function cut(state: ControllerState, w: WindowTally, next: number, ceiling: number | undefined): ControllerState {
+  const { limit } = state;
+  return { ...state, limit: next, ceiling, ignore: Math.max(0, limit - next), cutAt: w.lastAt, calm: 0, slowStart: false };
+}
+
+/**
+ * From the second 429 on, the requests in flight that keep the pace the service kept since
+ * the last one (Little's law: answers a second × seconds each). Between two 429s a token
+ * bucket was emptied twice: what got through is what it refilled, pauses included, whatever
+ * share of one window got through while it ran dry.
+ */
+function sustained(state: ControllerState, w: WindowTally): number | undefined {
+  const since = state.throttledAt ?? state.startedAt;
+  const until = w.firstThrottledAt;
+  if (since === undefined || until === undefined || until <= since) return undefined;
+  const latencyMs = w.ok > 0 ? w.latencySum / w.ok : state.recentMeans.length > 0 ? Math.min(...state.recentMeans) : undefined;
+  if (latencyMs === undefined) return undefined;
+  return Math.max(1, Math.ceil((w.okBeforeThrottle / (until - since)) * latencyMs));
+}
+
+/** QUIET_MS since the last 429 (or no clock to tell): a probe may go past the ceiling. */
+function quiet(state: ControllerState, w: WindowTally): boolean {
+  return state.throttledAt === undefined || w.lastAt === undefined || w.lastAt - state.throttledAt >= QUIET_MS;
 }
 
 function clamp(limit: number, { min, max }: ControllerBounds): number {
