@@ -211,9 +211,11 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
     const sentAt = time.now;
     const status = admitAtService(sentAt);
     result.requests++;
-    atService++;
+    // Only a request it serves holds one of the service's places; one it turns away does not.
+    const served = status === 200;
+    if (served) atService++;
     time.at(sentAt + latency(sentAt), () => {
-      atService--;
+      if (served) atService--;
       limit.observe({ status, ms: time.now - sentAt }, Math.max(1, onWire));
       if (status === 200) {
         if (breaker.kind !== 'closed' || breaker.streak !== 0) moveBreaker(breakerStep(breaker, { type: 'answer' }, DEFAULT_BREAKER));
@@ -229,7 +231,7 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
         return finishRow();
       }
       // As send-request.ts: a 429 to a request sent before the pause began is its echo.
-      if (status === 429 && sentAt >= pausedAt) {
+      if (status === 429 && (sentAt >= pausedAt || pausedUntil <= time.now)) {
         pausedUntil = Math.max(pausedUntil, time.now + delay);
         pausedAt = time.now;
       }
@@ -303,12 +305,18 @@ export function ceilingRate(client: SimClient, service: SimService, rttMs: numbe
   return Math.min(...candidates);
 }
 
-/** The first second from which every 1-second rate stays ≥ share × target (after it: steady). */
+/** Seconds a pace must hold, on average, to count as reached. */
+export const HOLD_SECONDS = 10;
+
+/**
+ * The first second at which the rate reaches share × target (a 3-second moving mean: seconds
+ * are whole, and retry waits make a sawtooth) and holds it on average for HOLD_SECONDS (or to
+ * the end of the run): start-up ends there.
+ */
 export function secondsToReach(perSecond: number[], target: number, share = 0.9): number | undefined {
-  // Seconds are whole: a 3-second moving mean smooths the retry waits' sawtooth.
+  const mean = (from: number, to: number) => perSecond.slice(from, to).reduce((a, b) => a + b, 0) / (to - from);
   for (let s = 0; s + 3 <= perSecond.length; s++) {
-    const mean = (perSecond[s]! + perSecond[s + 1]! + perSecond[s + 2]!) / 3;
-    if (mean >= share * target) return s;
+    if (mean(s, s + 3) >= share * target && mean(s, Math.min(perSecond.length, s + HOLD_SECONDS)) >= share * target) return s;
   }
   return undefined;
 }

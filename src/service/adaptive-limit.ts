@@ -10,8 +10,11 @@ import { type ControllerState, initialState, type Observation, observe } from '.
 export interface AdaptiveLimit {
   /** The limit in force now. */
   readonly current: number;
-  /** An attempt's answer, and how many slots were busy when it came (this one included). */
-  observe(answer: Answer, busy: number): void;
+  /**
+   * An attempt's answer, and how many slots were busy when it came (this one included); and
+   * how many requests await an answer, if not as many.
+   */
+  observe(answer: Answer, busy: number, awaiting?: number): void;
   limits(): LimitReport;
 }
 
@@ -48,11 +51,11 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
     get current() {
       return controller.limit;
     },
-    observe(answer, busy) {
+    observe(answer, busy, awaiting) {
       recent[answers++ % SETTLED_ANSWERS] = controller.limit;
       if (!auto) return;
       const at = now();
-      controller = observe(controller, { ...classify(answer, busy), at, sentAt: at - answer.ms }, bounds);
+      controller = observe(controller, { ...classify(answer, busy), at, sentAt: at - answer.ms, awaiting }, bounds);
     },
     limits() {
       const { limit } = controller;

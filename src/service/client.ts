@@ -187,6 +187,7 @@ function openWire(options: ServiceClientOptions): Wire {
     listeners: new Set(),
     gate: undefined,
     pausedUntil: 0,
+    pausedAt: 0,
     answered: false,
   };
   if (options.breaker !== false) {

@@ -28,6 +28,11 @@ export type Observation = (
   /** When it came and when its request went out, ms on one monotonic clock (none: counts only). */
   at?: number | undefined;
   sentAt?: number | undefined;
+  /**
+   * Requests awaiting an answer, this one included, when that differs from the slots counted
+   * busy (`inFlight`): export's pages on the wire while its writer is busy count as none busy.
+   */
+  awaiting?: number | undefined;
 };
 
 export interface ControllerBounds {
@@ -54,12 +59,11 @@ export interface ControllerState {
   readonly calm: number;
   /** When the last 429 was judged (the observation's clock): probes wait QUIET_MS after it. */
   readonly throttledAt: number | undefined;
-  /** Answers that got through since then, judged or not: the pace the service kept up. */
-  readonly okSinceThrottled: number;
-  /** The first answer's arrival: before any 429, the pace is measured from there. */
-  readonly startedAt: number | undefined;
   /** How far the next probe goes past the ceiling: doubles while probes meet no 429. */
   readonly probeStep: number;
+  /** Answers through a millisecond, a moving mean over about PACE_MS (with a clock), and when it was last moved. */
+  readonly pace: number;
+  readonly paceAt: number | undefined;
   /** While latency stays risen: the lowest limit it may push to. */
   readonly riseFloor: number | undefined;
   /** No decrease yet: growth doubles. */
@@ -74,11 +78,16 @@ interface WindowTally {
   latencySum: number;
   busiest: number;
   lastAt: number | undefined;
-  /** The first 429's arrival, and the answers that had got through since the last one by then. */
+  /** The first 429's arrival. */
   firstThrottledAt: number | undefined;
-  okBeforeThrottle: number;
-  /** After a 429, the window closes once those then in flight have answered (a pause may follow). */
+  /**
+   * The window then closes once the requests in flight at that moment (sent during its round
+   * trip, after the service first refused one) have answered: a pause may follow, and
+   * `okAfterThrottle` of them getting through is what the service takes in one round trip.
+   */
   closeAt: number | undefined;
+  afterThrottle: number;
+  okAfterThrottle: number;
 }
 
 /** Window means remembered for the baseline: a latency that stays higher becomes the new normal. */
@@ -95,6 +104,8 @@ export const PROBE_WINDOWS = 20;
  * however short the round trip (20 windows are 0.4 s at 20 ms).
  */
 export const QUIET_MS = 30_000;
+/** The recent pace (answers through a second) is a mean over about this long. */
+export const PACE_MS = 1000;
 export const MIN_WINDOW = 4;
 /**
  * Slow start doubles up to here, then grows by a quarter a round trip (TCP's limited slow
@@ -114,8 +125,9 @@ const EMPTY: WindowTally = {
   busiest: 0,
   lastAt: undefined,
   firstThrottledAt: undefined,
-  okBeforeThrottle: 0,
   closeAt: undefined,
+  afterThrottle: 0,
+  okAfterThrottle: 0,
 };
 
 export function initialState(limit: number, bounds: ControllerBounds): ControllerState {
@@ -128,9 +140,9 @@ export function initialState(limit: number, bounds: ControllerBounds): Controlle
     cutAt: undefined,
     calm: 0,
     throttledAt: undefined,
-    okSinceThrottled: 0,
-    startedAt: undefined,
     probeStep: 1,
+    pace: 0,
+    paceAt: undefined,
     riseFloor: undefined,
     slowStart: true,
   };
@@ -138,22 +150,18 @@ export function initialState(limit: number, bounds: ControllerBounds): Controlle
 
 /** One answer in: the state after it (its `limit` is the next limit). */
 export function observe(previous: ControllerState, seen: Observation, bounds: ControllerBounds): ControllerState {
-  const state = {
-    ...previous,
-    okSinceThrottled: previous.okSinceThrottled + (seen.kind === 'ok' ? 1 : 0),
-    startedAt: previous.startedAt ?? seen.at,
-  };
-  if (seen.sentAt !== undefined && state.cutAt !== undefined) {
-    if (seen.sentAt < state.cutAt) return state;
-  } else if (state.ignore > 0) return { ...state, ignore: state.ignore - 1 };
-  const window = tally(state.window, seen, state.okSinceThrottled);
-  if (window.answers < Math.min(Math.max(state.limit, MIN_WINDOW), window.closeAt ?? Number.POSITIVE_INFINITY)) return { ...state, window };
+  const state = seen.kind === 'ok' && seen.at !== undefined ? { ...previous, ...paced(previous, seen.at) } : previous;
+  if (seen.sentAt !== undefined && state.cutAt !== undefined && seen.sentAt < state.cutAt) return state;
+  if (state.ignore > 0) return { ...state, ignore: state.ignore - 1 };
+  const window = tally(state.window, seen);
+  if (window.answers < (window.closeAt ?? Math.max(state.limit, MIN_WINDOW))) return { ...state, window };
   return judge({ ...state, window: EMPTY }, window, bounds);
 }
 
-function tally(w: WindowTally, seen: Observation, okSinceThrottled: number): WindowTally {
+function tally(w: WindowTally, seen: Observation): WindowTally {
   const answers = w.answers + 1;
   const first = seen.kind === 'throttled' && w.throttled === 0;
+  const awaiting = seen.awaiting ?? seen.inFlight;
   return {
     answers,
     ok: w.ok + (seen.kind === 'ok' ? 1 : 0),
@@ -163,8 +171,9 @@ function tally(w: WindowTally, seen: Observation, okSinceThrottled: number): Win
     busiest: Math.max(w.busiest, seen.inFlight),
     lastAt: seen.at ?? w.lastAt,
     firstThrottledAt: first ? seen.at : w.firstThrottledAt,
-    okBeforeThrottle: first ? okSinceThrottled : w.okBeforeThrottle,
-    closeAt: first ? Math.max(MIN_WINDOW, answers + seen.inFlight - 1) : w.closeAt,
+    closeAt: first && seen.at !== undefined && awaiting > 1 ? answers + awaiting - 1 : w.closeAt,
+    afterThrottle: w.afterThrottle + (w.throttled > 0 ? 1 : 0),
+    okAfterThrottle: w.okAfterThrottle + (seen.kind === 'ok' && w.throttled > 0 ? 1 : 0),
   };
 }
 
@@ -177,19 +186,16 @@ function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds
   if (w.throttled > 0 || w.overloaded > w.answers * OVERLOAD_SHARE) {
     const through = w.ok / w.answers;
     const next = clamp(Math.floor(limit * Math.min(DECREASE, through)), bounds);
-    // The ceiling: what got through. Under a cap on concurrent requests that is the cap, and
-    // growth goes straight back to just under it; after slow start's overshoot, the service's pace.
     // 5xx alone (no 429) cut the limit but set no ceiling: an outage's edges look like that, and
     // the service said nothing of the pace it takes.
     if (w.throttled === 0) return cut(state, w, next, state.ceiling);
-    // The pace kept since the last 429 bounds both; before any, the pace since the start bounds
-    // only the limit: a token bucket's first second of credit flatters the window, and slow
-    // start's climb flatters no cap on concurrent requests, to which growth then returns.
-    const pace = sustained(state, w) ?? Number.POSITIVE_INFINITY;
-    const byWindow = Math.max(next, Math.floor(limit * through));
-    const ceiling = clamp(state.throttledAt === undefined ? byWindow : Math.min(byWindow, pace), bounds);
-    const throttled = { ...state, throttledAt: w.firstThrottledAt, okSinceThrottled: state.okSinceThrottled - w.okBeforeThrottle, probeStep: 1 };
-    return cut(throttled, w, clamp(Math.min(next, ceiling, pace), bounds), ceiling);
+    // The ceiling: what the service let through in the round trip after it first refused one
+    // (under a cap on concurrent requests, the cap; under a token bucket, rate × round trip,
+    // whatever credit the bucket had left before). Growth returns to it quickly. Without the
+    // slots in flight then, the share of the window that got through.
+    const ceiling = clamp(w.closeAt === undefined ? Math.max(next, Math.floor(limit * through)) : measured(state, w), bounds);
+    const throttled = { ...state, throttledAt: w.firstThrottledAt, probeStep: 1 };
+    return cut(throttled, w, Math.min(next, ceiling), ceiling);
   }
   if (w.ok === 0) return state;
   const mean = w.latencySum / w.ok;
@@ -198,7 +204,9 @@ function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds
   if (mean > baseline * LATENCY_RISE + LATENCY_SLACK_MS) {
     const riseFloor = state.riseFloor ?? Math.ceil(limit / 2);
     const next = clamp(Math.max(riseFloor, Math.floor(limit * DECREASE)), bounds);
-    return { ...state, recentMeans, riseFloor, limit: next, ignore: Math.max(0, limit - next), cutAt: w.lastAt, calm: 0, slowStart: false };
+    // Counted, not timed: a latency that stays must reach the baseline in BASELINE_WINDOWS
+    // windows, not twice as many round trips.
+    return { ...state, recentMeans, riseFloor, limit: next, ignore: Math.max(0, limit - next), calm: 0, slowStart: false };
   }
   state = { ...state, riseFloor: undefined };
   if (w.busiest < limit) return { ...state, recentMeans };
@@ -215,25 +223,43 @@ function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds
   return { ...state, recentMeans, limit: next, ceiling: Math.max(ceiling, next), calm: 0, probeStep: state.probeStep * 2 };
 }
 
-/** A decrease: requests sent at the old limit still answer as if it held, and are not this limit's doing. */
-function cut(state: ControllerState, w: WindowTally, next: number, ceiling: number | undefined): ControllerState {
-  const { limit } = state;
-  return { ...state, limit: next, ceiling, ignore: Math.max(0, limit - next), cutAt: w.lastAt, calm: 0, slowStart: false };
+/**
+ * What the service took in the round trip after it first refused one, from the answers to the
+ * requests in flight then. All of them through: the refusal was at the margin (a cap on
+ * concurrent requests, or a probe one past it), and they are the ceiling. Some refused too: a
+ * rate, and they were sent over n − 1 of the n parts of that round trip (at 20 ms and 100 a
+ * second, 1 of 2: the ceiling is 2, not 1).
+ */
+function roundTrip(w: WindowTally): number {
+  const { afterThrottle: others, okAfterThrottle: through } = w;
+  if (others === 0 || through === others) return through;
+  return Math.round((through * (others + 1)) / others);
 }
 
 /**
- * From the second 429 on, the requests in flight that keep the pace the service kept since
- * the last one (Little's law: answers a second × seconds each). Between two 429s a token
- * bucket was emptied twice: what got through is what it refilled, pauses included, whatever
- * share of one window got through while it ran dry.
+ * The round trip's measure, unless nearly nothing got through in it while the recent pace was
+ * at least twice as high: a limit counted in fixed windows (so many a calendar second) refuses
+ * everything from its edge to the next, which says nothing of its pace.
  */
-function sustained(state: ControllerState, w: WindowTally): number | undefined {
-  const since = state.throttledAt ?? state.startedAt;
-  const until = w.firstThrottledAt;
-  if (since === undefined || until === undefined || until <= since) return undefined;
-  const latencyMs = w.ok > 0 ? w.latencySum / w.ok : state.recentMeans.length > 0 ? Math.min(...state.recentMeans) : undefined;
-  if (latencyMs === undefined) return undefined;
-  return Math.max(1, Math.ceil((w.okBeforeThrottle / (until - since)) * latencyMs));
+function measured(state: ControllerState, w: WindowTally): number {
+  const oneTrip = roundTrip(w);
+  const latencyMs = w.ok > 0 ? w.latencySum / w.ok : state.recentMeans.length > 0 ? Math.min(...state.recentMeans) : 0;
+  const recent = Math.round(paced(state, w.lastAt ?? 0, false).pace * latencyMs);
+  return oneTrip * 2 < recent ? recent : oneTrip;
+}
+
+/** Moves the pace (a mean decaying over PACE_MS) to `at`, with one more answer through if `through`. */
+function paced(state: ControllerState, at: number, through = true): { pace: number; paceAt: number } {
+  const since = state.paceAt === undefined ? Number.POSITIVE_INFINITY : Math.max(0, at - state.paceAt);
+  const kept = state.pace * Math.exp(-since / PACE_MS);
+  return { pace: kept + (through ? 1 / PACE_MS : 0), paceAt: at };
+}
+
+/** A decrease: requests sent at the old limit still answer as if it held, and are not this limit's doing. */
+function cut(state: ControllerState, w: WindowTally, next: number, ceiling: number | undefined): ControllerState {
+  const { limit } = state;
+  const timed = w.lastAt !== undefined;
+  return { ...state, limit: next, ceiling, ignore: timed ? 0 : Math.max(0, limit - next), cutAt: timed ? w.lastAt : state.cutAt, calm: 0, slowStart: false };
 }
 
 /** QUIET_MS since the last 429 (or no clock to tell): a probe may go past the ceiling. */
