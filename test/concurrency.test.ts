@@ -241,9 +241,10 @@ describe('concurrency controller: with a clock (answers carry when they came and
     let s = initialState(15, wide);
     // Two seconds at 100 a second, 150 ms each: 15 in flight...
     for (let t = 0; t < 2000; t += 150) s = feed(s, round(many('ok', 15), t, 150), wide);
-    // ...then a round trip refused from its first answer to its last.
-    s = feed({ ...s, limit: 20 }, round(many('throttled', 20), 2100, 150), wide);
-    expect(s.ceiling).toBeGreaterThanOrEqual(12);
+    // ...then, at 20, the window's edge: 8 through, and everything after the first 429 refused.
+    s = feed({ ...s, limit: 20 }, round([...many('ok', 8), ...many('throttled', 12)], 2100, 150), wide);
+    // The recent pace says 15, the window's share 8: 8, not the round trip's 1.
+    expect(s.ceiling).toBe(8);
   });
 
   it('probes past a ceiling wait QUIET_MS after the last 429, however short the windows', () => {

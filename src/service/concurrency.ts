@@ -193,7 +193,8 @@ function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds
     // (under a cap on concurrent requests, the cap; under a token bucket, rate × round trip,
     // whatever credit the bucket had left before). Growth returns to it quickly. Without the
     // slots in flight then, the share of the window that got through.
-    const ceiling = clamp(w.closeAt === undefined ? Math.max(next, Math.floor(limit * through)) : measured(state, w), bounds);
+    const byWindow = Math.max(next, Math.floor(limit * through));
+    const ceiling = clamp(w.closeAt === undefined ? byWindow : measured(state, w, byWindow), bounds);
     const throttled = { ...state, throttledAt: w.firstThrottledAt, probeStep: 1 };
     return cut(throttled, w, Math.min(next, ceiling), ceiling);
   }
@@ -239,13 +240,15 @@ function roundTrip(w: WindowTally): number {
 /**
  * The round trip's measure, unless nearly nothing got through in it while the recent pace was
  * at least twice as high: a limit counted in fixed windows (so many a calendar second) refuses
- * everything from its edge to the next, which says nothing of its pace.
+ * everything from its edge to the next, which says nothing of its pace. Then the recent pace
+ * (Little's law: a second's answers × their latency), no more than the window's share through
+ * (a busy machine's latency, or a bucket's first second, would flatter it).
  */
-function measured(state: ControllerState, w: WindowTally): number {
+function measured(state: ControllerState, w: WindowTally, byWindow: number): number {
   const oneTrip = roundTrip(w);
   const latencyMs = w.ok > 0 ? w.latencySum / w.ok : state.recentMeans.length > 0 ? Math.min(...state.recentMeans) : 0;
   const recent = Math.round(paced(state, w.lastAt ?? 0, false).pace * latencyMs);
-  return oneTrip * 2 < recent ? recent : oneTrip;
+  return oneTrip * 2 < recent ? Math.max(oneTrip, Math.min(recent, byWindow)) : oneTrip;
 }
 
 /** Moves the pace (a mean decaying over PACE_MS) to `at`, with one more answer through if `through`. */
