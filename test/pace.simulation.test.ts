@@ -162,6 +162,22 @@ describe('auto concurrency, simulated on 2–64 cores and 0–500 ms round trips
     }
     lines.push('', '| scenario | seconds to 0.9 of the floor: at the start, after each change |', '|---|---|');
     for (const step of steps) lines.push(`| ${step.name} | ${step.reach.map((s) => (s === undefined ? 'not' : `${s} s`)).join(', ')} |`);
+    lines.push('', ...summary(table.map(({ now }) => now), share));
     writeFileSync(process.env.PACE_TABLE, `${lines.join('\n')}\n`);
   });
 });
+
+/** docs/import.md's table: per service and round trip, the worst of 2–64 cores. */
+function summary(cells: Cell[], share: (value: number) => string): string[] {
+  const lines = ['| service | round trip | rows/s ÷ floor, lowest | 0.9 reached, latest | 429s of all requests, most |', '|---|---|---|---|---|'];
+  for (const service of Object.keys(SERVICES)) {
+    for (const rtt of RTTS) {
+      const group = cells.filter((cell) => cell.service === service && cell.rtt === rtt);
+      const lowest = Math.min(...group.map((cell) => cell.steady / cell.target));
+      const latest = Math.max(...group.map((cell) => cell.reachS ?? Number.POSITIVE_INFINITY));
+      const most = Math.max(...group.map((cell) => cell.throttledShare));
+      lines.push(`| ${service} | ${rtt} ms | ${lowest.toFixed(2)} | ${latest} s | ${share(most)} |`);
+    }
+  }
+  return lines;
+}
