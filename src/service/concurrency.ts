@@ -1,20 +1,23 @@
 /**
  * `--concurrency auto` (import) and `--prefetch auto` (export): how many requests may be on
- * the wire, learned from their answers. Pure: no clock, no I/O. It is fed one observation per
+ * the wire, learned from their answers. Pure: no I/O, and no clock but the one the answers
+ * carry (when each came and was sent; without it, counts only). It is fed one observation per
  * finished attempt and returns the state holding the next limit, so table tests pin it.
  *
- * Judged once per window (max(limit, MIN_WINDOW) answers, about one round trip):
+ * Judged once per window (max(limit, MIN_WINDOW) answers, about one round trip; after a 429,
+ * once the requests then in flight have answered):
  * - a 429 in the window (or 5xx and timeouts above OVERLOAD_SHARE of it): multiplicative
- *   decrease to the share that got through (limit × ok/total, at most × DECREASE), and the
- *   new limit becomes the ceiling;
+ *   decrease to the share that got through (limit × ok/total, at most × DECREASE); after a
+ *   429, what the service let through in the round trip after it becomes the ceiling;
  * - mean latency above LATENCY_RISE × its recent minimum: decrease by DECREASE, to no less
  *   than half the limit the rise began at (a slower service is not a queue of ours);
  * - otherwise, if every slot was busy: double until the first decrease (slow start, as TCP's:
  *   at 150 ms a round trip, growing by a quarter took ten round trips to reach 64), then grow
- *   by a quarter while no ceiling is known, up to just under the ceiling as fast, and past it
- *   by one per PROBE_WINDOWS.
+ *   by a quarter while no ceiling is known, up to the ceiling as fast, and past it after
+ *   PROBE_WINDOWS calm windows and QUIET_MS since the last 429, by steps that double.
  * A window where the slots were not all busy (signing or reading could not feed them, or the
  * export's writer lagged) leaves the limit alone: a limit nobody uses says nothing about the service.
+ * After a decrease, answers to requests sent before it are not judged.
  */
 
 export type Observation = (
