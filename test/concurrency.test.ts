@@ -6,6 +6,7 @@ import {
   type Observation,
   observe,
   PROBE_WINDOWS,
+  QUIET_MS,
 } from '../src/service/concurrency.js';
 
 const bounds = { min: 1, max: 64 };
@@ -43,8 +44,8 @@ describe('concurrency controller: one window from a given limit', () => {
     ['5xx or timeouts above 5% of a window decrease like a 429, but set no ceiling', 20, undefined, { ok: 18, overloaded: 2 }, 18, undefined],
     ['one 5xx in 40 is bad luck, not overload: the window still counts as healthy', 20, undefined, { ok: 39, overloaded: 1 }, 40, undefined],
     ['a rare 429 still decreases by at least 10%; the ceiling is what got through', 40, undefined, { ok: 39, throttled: 1 }, 36, 39],
-    ['below a known ceiling: fast growth, capped just under it', 8, 10, { ok: 8 }, 9, 10],
-    ['at the ceiling: wait for PROBE_WINDOWS calm windows', 9, 10, { ok: 9 }, 9, 10],
+    ['below a known ceiling: fast growth, up to it', 8, 10, { ok: 8 }, 10, 10],
+    ['at the ceiling: wait for PROBE_WINDOWS calm windows', 10, 10, { ok: 10 }, 10, 10],
     ['growth stops at --max-concurrency', 60, undefined, { ok: 60 }, 64, undefined],
   ] as const)('%s', (_name, limit, ceiling, window, expectedLimit, expectedCeiling) => {
     const start = { ...initialState(limit, bounds), ceiling };
@@ -125,7 +126,7 @@ describe('concurrency controller: over many windows', () => {
     expect([s.limit, s.ceiling]).toEqual([32, undefined]);
   });
 
-  it('under a cap on concurrent requests, growth returns straight to just under it', () => {
+  it('under a cap on concurrent requests, growth returns straight to it', () => {
     // 64 in flight against a cap of 50: 50 through. Down by the share, the ceiling at 50.
     let s = initialState(64, bounds);
     s = feed(s, answers(s, { ok: 50, throttled: 14 }));
@@ -133,17 +134,19 @@ describe('concurrency controller: over many windows', () => {
     s = feed({ ...s, ignore: 0 }, answers(s, { ok: 49, throttled: 1 }));
     expect([s.limit, s.ceiling]).toEqual([45, 49]);
     s = healthy({ ...s, ignore: 0 }, 1);
-    expect(s.limit).toBe(48);
+    expect(s.limit).toBe(49);
   });
 
-  it('past the ceiling only by one per PROBE_WINDOWS calm windows', () => {
-    let s: ControllerState = { ...initialState(9, bounds), ceiling: 10 };
+  it('past the ceiling after PROBE_WINDOWS calm windows, by a step that doubles while no 429 comes', () => {
+    let s: ControllerState = { ...initialState(10, bounds), ceiling: 10 };
     s = healthy(s, PROBE_WINDOWS - 1);
-    expect(s.limit).toBe(9);
+    expect(s.limit).toBe(10);
     s = healthy(s, 1);
-    expect([s.limit, s.ceiling]).toEqual([10, 10]);
-    s = healthy(s, PROBE_WINDOWS);
     expect([s.limit, s.ceiling]).toEqual([11, 11]);
+    s = healthy(s, PROBE_WINDOWS);
+    expect([s.limit, s.ceiling]).toEqual([13, 13]);
+    s = healthy(s, PROBE_WINDOWS);
+    expect([s.limit, s.ceiling]).toEqual([17, 17]);
   });
 
   it('an idle pipe (signing cannot feed the slots) never grows the limit', () => {
@@ -188,5 +191,75 @@ describe('concurrency controller: over many windows', () => {
     const mean = held.reduce((a, b) => a + b, 0) / held.length;
     expect(mean).toBeGreaterThan(6);
     expect(mean).toBeLessThan(11);
+  });
+});
+
+describe('concurrency controller: with a clock (answers carry when they came and were sent)', () => {
+  const wide = { min: 1, max: 1000 };
+  /**
+   * One round trip's answers at `latencyMs`, from `at` on, 1 ms apart, in the order given: each
+   * says how many of the round still await an answer (itself included), as the send window does.
+   */
+  function round(kinds: ('ok' | 'throttled')[], at: number, latencyMs = 500): Observation[] {
+    return kinds.map((kind, i) => {
+      const common = { inFlight: kinds.length - i, at: at + i, sentAt: at + i - latencyMs };
+      return kind === 'ok' ? { kind, latencyMs, ...common } : { kind, ...common };
+    });
+  }
+  const many = (kind: 'ok' | 'throttled', n: number) => Array.from({ length: n }, () => kind);
+
+  it('under a cap: what got through in the round trip after the first 429 is the ceiling, and growth returns to it', () => {
+    // 51 in flight against a cap of 50: the first answer a 429, the other 50 through.
+    let s = initialState(51, wide);
+    s = feed(s, round(['throttled', ...many('ok', 50)], 1000), wide);
+    expect([s.limit, s.ceiling]).toEqual([45, 50]);
+    s = feed(s, round(many('ok', 45), 2000), wide);
+    expect(s.limit).toBe(50);
+  });
+
+  it('under a token bucket: the others were sent over n − 1 of n parts of the round trip', () => {
+    // 20 ms at 100 a second: 3 in flight, the first refused, 1 of the other 2 through → 2, not 1.
+    let s = initialState(3, wide);
+    s = feed(s, round(['throttled', 'throttled', 'ok'], 1000, 20), wide);
+    expect(s.ceiling).toBe(2);
+    // Slow start's overshoot: 64 in flight, 15 of the 63 after the first 429 through → 15.
+    s = initialState(64, wide);
+    s = feed(s, round(['throttled', ...many('throttled', 24), ...many('ok', 15), ...many('throttled', 24)], 1000, 150), wide);
+    expect([s.limit, s.ceiling]).toEqual([15, 15]);
+  });
+
+  it('after a cut, no answer to a request sent before it is judged, however many come', () => {
+    let s = initialState(64, wide);
+    s = feed(s, round(['throttled', ...many('ok', 50), ...many('throttled', 13)], 1000), wide);
+    const after = [s.limit, s.ceiling];
+    // Retries and refills sent at 64 before the cut answer 429 too: not this limit's doing.
+    s = feed(s, round(many('throttled', 40), 1100), wide);
+    expect([s.limit, s.ceiling]).toEqual(after);
+  });
+
+  it('a fixed window refusing everything from its edge on: the recent pace, not the empty round trip', () => {
+    let s = initialState(15, wide);
+    // Two seconds at 100 a second, 150 ms each: 15 in flight...
+    for (let t = 0; t < 2000; t += 150) s = feed(s, round(many('ok', 15), t, 150), wide);
+    // ...then, at 20, the window's edge: 8 through, and everything after the first 429 refused.
+    s = feed({ ...s, limit: 20 }, round([...many('ok', 8), ...many('throttled', 12)], 2100, 150), wide);
+    // The recent pace says 15, the window's share 8: 8, not the round trip's 1.
+    expect(s.ceiling).toBe(8);
+  });
+
+  it('probes past a ceiling wait QUIET_MS after the last 429, however short the windows', () => {
+    let s: ControllerState = { ...initialState(10, wide), ceiling: 10, throttledAt: 0 };
+    let at = 1;
+    const windows = (n: number) => {
+      for (let i = 0; i < n; i++) {
+        s = feed(s, round(many('ok', s.limit), at, 20), wide);
+        at += 20;
+      }
+    };
+    windows(PROBE_WINDOWS * 10);
+    expect(s.limit).toBe(10);
+    at = QUIET_MS;
+    windows(1);
+    expect([s.limit, s.ceiling]).toEqual([11, 11]);
   });
 });

@@ -119,7 +119,7 @@ function seeded(seed: number): () => number {
 export function simulateImport(client: SimClient, service: SimService, seconds: number, seed = 1): SimResult {
   const time = new Timeline();
   const random = seeded(seed);
-  const limit = createAdaptiveLimit({ limit: 'auto', start: client.startLimit, max: client.bound });
+  const limit = createAdaptiveLimit({ limit: 'auto', start: client.startLimit, max: client.bound, now: () => time.now });
   // As the send window: about two rows per core signed ahead of the wire.
   const ahead = Math.max(16, 4 * client.cores);
   const result: SimResult = { perSecond: [], limits: [], requests: 0, throttled: 0, requestsPerSecond: [], throttledPerSecond: [], failedRows: 0 };
@@ -134,6 +134,7 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
   let tokens = service.ratePerSecond;
   let refilledAt = 0;
   let pausedUntil = 0;
+  let pausedAt = Number.NEGATIVE_INFINITY;
   let breaker: BreakerState = CLOSED;
   const gateWaiters: (() => void)[] = [];
   let created = 0;
@@ -163,11 +164,13 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
     else signQueue.push(job);
   };
 
-  const waitForWire = (start: () => void) => {
+  /** A row's first attempt queues behind the others; one coming back for a retry goes first. */
+  const waitForWire = (start: () => void, retry = false) => {
     if (onWire < limit.current) {
       onWire++;
       start();
-    } else wireQueue.push(start);
+    } else if (retry) wireQueue.unshift(start);
+    else wireQueue.push(start);
   };
 
   const releaseWire = () => {
@@ -187,20 +190,32 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
   const send = () => attempt(1, 0);
 
   const attempt = (n: number, counted: number) => {
+    // As send-request.ts with the send window's slot: waiting for the gate or a 429's pause
+    // lends the slot, and a slot taken before the limit was cut queues again.
+    const again = () => waitForWire(() => attempt(n, counted), true);
     if (breaker.kind === 'open' || breaker.kind === 'probing') {
-      gateWaiters.push(() => attempt(n, counted));
+      releaseWire();
+      gateWaiters.push(again);
       return;
     }
     if (pausedUntil > time.now) {
-      time.at(pausedUntil, () => attempt(n, counted));
+      releaseWire();
+      time.at(pausedUntil, again);
+      return;
+    }
+    if (onWire > limit.current) {
+      releaseWire();
+      again();
       return;
     }
     const sentAt = time.now;
     const status = admitAtService(sentAt);
     result.requests++;
-    atService++;
+    // Only a request it serves holds one of the service's places; one it turns away does not.
+    const served = status === 200;
+    if (served) atService++;
     time.at(sentAt + latency(sentAt), () => {
-      atService--;
+      if (served) atService--;
       limit.observe({ status, ms: time.now - sentAt }, Math.max(1, onWire));
       if (status === 200) {
         if (breaker.kind !== 'closed' || breaker.streak !== 0) moveBreaker(breakerStep(breaker, { type: 'answer' }, DEFAULT_BREAKER));
@@ -215,8 +230,14 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
         result.failedRows++;
         return finishRow();
       }
-      if (status === 429) pausedUntil = Math.max(pausedUntil, time.now + delay);
-      time.at(time.now + delay, () => attempt(n + 1, retry));
+      // As send-request.ts: a 429 to a request sent before the pause began is its echo.
+      if (status === 429 && (sentAt >= pausedAt || pausedUntil <= time.now)) {
+        pausedUntil = Math.max(pausedUntil, time.now + delay);
+        pausedAt = time.now;
+      }
+      // As the send window: the wait lends the wire slot; the retry queues for one again.
+      releaseWire();
+      time.at(time.now + delay, () => waitForWire(() => attempt(n + 1, retry), true));
     });
   };
 
@@ -284,12 +305,18 @@ export function ceilingRate(client: SimClient, service: SimService, rttMs: numbe
   return Math.min(...candidates);
 }
 
-/** The first second from which every 1-second rate stays ≥ share × target (after it: steady). */
+/** Seconds a pace must hold, on average, to count as reached. */
+export const HOLD_SECONDS = 10;
+
+/**
+ * The first second at which the rate reaches share × target (a 3-second moving mean: seconds
+ * are whole, and retry waits make a sawtooth) and holds it on average for HOLD_SECONDS (or to
+ * the end of the run): start-up ends there.
+ */
 export function secondsToReach(perSecond: number[], target: number, share = 0.9): number | undefined {
-  // Seconds are whole: a 3-second moving mean smooths the retry waits' sawtooth.
+  const mean = (from: number, to: number) => perSecond.slice(from, to).reduce((a, b) => a + b, 0) / (to - from);
   for (let s = 0; s + 3 <= perSecond.length; s++) {
-    const mean = (perSecond[s]! + perSecond[s + 1]! + perSecond[s + 2]!) / 3;
-    if (mean >= share * target) return s;
+    if (mean(s, s + 3) >= share * target && mean(s, Math.min(perSecond.length, s + HOLD_SECONDS)) >= share * target) return s;
   }
   return undefined;
 }

@@ -95,7 +95,8 @@ async function writePages(
     () => ({ done: rows, counters: { pages: stats.pages, prefetch: prefetch.current } }),
     options.progressIntervalMs,
   );
-  const unwatch = options.service.watchAnswers((answer) => prefetch.observe(answer, busyPrefetch(stats)));
+  // Pages in flight count this answer's own until it settles: as many await an answer.
+  const unwatch = options.service.watchAnswers((answer) => prefetch.observe(answer, busyPrefetch(stats), stats.inFlight));
   try {
     const head = encoder.start();
     if (head !== '') await output.write(head);

@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
 import { createAdaptiveLimit, type LimitReport } from '../service/adaptive-limit.js';
 import type { Answer } from '../service/client.js';
+import type { WireSlot } from '../service/types.js';
 
 export interface SendWindow {
   /** Waits for room in the window. */
@@ -19,8 +20,11 @@ export interface SendWindow {
   run(task: () => Promise<void>): void;
   /** Runs `work` as one of at most `ahead` signatures in flight. */
   signing<T>(work: () => Promise<T>): Promise<T>;
-  /** Runs `work` as one of at most `concurrency` requests on the wire, `rate` a second at most. */
-  wire<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` as one of at most `concurrency` requests on the wire, `rate` a second at most.
+   * `work` may lend its slot while it waits (the service client does, given it as `slot`).
+   */
+  wire<T>(work: (slot: WireSlot) => Promise<T>): Promise<T>;
   /** Waits for everything submitted. */
   drain(): Promise<void>;
   /** An attempt's answer (service client's watchAnswers): `auto` adapts the wire limit to it. */
@@ -57,9 +61,8 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
     start: options.startConcurrency ?? 8,
     max: options.maxConcurrency ?? 64,
   });
-  const wire = pLimit(limit.current);
+  const wire = createSlots(limit.current);
   const signing = pLimit(ahead);
-  let onWire = 0;
   const running = new Set<Promise<void>>();
   let waiter: (() => void) | undefined;
   // --rate: sends take turns through this chain; each waits from the moment the previous one
@@ -77,7 +80,7 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
 
   return {
     async slot() {
-      while (running.size >= wire.concurrency + ahead) {
+      while (running.size >= wire.limit + ahead) {
         await new Promise<void>((resolve) => {
           waiter = resolve;
         });
@@ -95,24 +98,89 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
     signing: (work) => signing(work),
     // --rate paces what goes on the wire, not what is read: signed rows waiting for a slot
     // must not go out back to back when a slow request frees it.
-    wire: (work) =>
-      wire(async () => {
+    async wire(work) {
+      const slot = await wire.take();
+      try {
         if (rate !== undefined) await paced(rate);
-        onWire++;
-        try {
-          return await work();
-        } finally {
-          onWire--;
-        }
-      }),
+        return await work(slot);
+      } finally {
+        slot.leave();
+      }
+    },
     async drain() {
       while (running.size > 0) await Promise.allSettled([...running]);
     },
     observe(answer) {
-      limit.observe(answer, Math.max(1, onWire));
-      if (limit.current !== wire.concurrency) wire.concurrency = limit.current;
+      limit.observe(answer, Math.max(1, wire.held));
+      wire.limit = limit.current;
     },
     limits: () => limit.limits(),
     inFlight: () => onWire,
+  };
+}
+
+interface Slots {
+  /** Slots held now. */
+  readonly held: number;
+  /** The most that may be held; lowering it takes none back, raising it serves the queue. */
+  limit: number;
+  /** Waits for a slot: one of the `limit`, held until its `leave()`. */
+  take(): Promise<WireSlot>;
+}
+
+/**
+ * The wire's slots: FIFO like p-limit, but a slot can be lent and taken back (a request
+ * waiting to retry holds none), and a request coming back for one goes ahead of rows not sent yet.
+ */
+function createSlots(initial: number): Slots {
+  let limit = initial;
+  let held = 0;
+  const again: (() => void)[] = [];
+  const fresh: (() => void)[] = [];
+  const serve = () => {
+    while (held < limit) {
+      const next = again.shift() ?? fresh.shift();
+      if (next === undefined) return;
+      held++;
+      next();
+    }
+  };
+  const wait = (queue: (() => void)[]) =>
+    new Promise<void>((resolve) => {
+      queue.push(resolve);
+      serve();
+    });
+  const slot = (): WireSlot => {
+    let holding = true;
+    return {
+      fits: () => holding && held <= limit,
+      leave() {
+        if (!holding) return;
+        holding = false;
+        held--;
+        serve();
+      },
+      async enter() {
+        if (holding) return;
+        await wait(again);
+        holding = true;
+      },
+    };
+  };
+  return {
+    get held() {
+      return held;
+    },
+    get limit() {
+      return limit;
+    },
+    set limit(value) {
+      limit = value;
+      serve();
+    },
+    async take() {
+      await wait(fresh);
+      return slot();
+    },
   };
 }

@@ -32,12 +32,12 @@ export function createSender(
     } catch (error) {
       return recordFailure(recorder, raw, key, error);
     }
-    await window.wire(async () => {
+    await window.wire(async (slot) => {
       try {
         if (recorder.halted()) return recorder.notAttempted(raw, key);
         let reply: Reply<Client>;
         try {
-          reply = await service.sendCreate(prepared, { row: raw.row });
+          reply = await service.sendCreate(prepared, { row: raw.row, slot });
         } catch (error) {
           return recordFailure(recorder, raw, key, error, streak);
         }

@@ -10,8 +10,11 @@ import { type ControllerState, initialState, type Observation, observe } from '.
 export interface AdaptiveLimit {
   /** The limit in force now. */
   readonly current: number;
-  /** An attempt's answer, and how many slots were busy when it came (this one included). */
-  observe(answer: Answer, busy: number): void;
+  /**
+   * An attempt's answer, and how many slots were busy when it came (this one included); and
+   * how many requests await an answer, if not as many.
+   */
+  observe(answer: Answer, busy: number, awaiting?: number): void;
   limits(): LimitReport;
 }
 
@@ -28,6 +31,8 @@ export interface AdaptiveLimitOptions {
   limit: number | 'auto';
   start: number;
   max: number;
+  /** A monotonic clock, ms (injected by the simulation). */
+  now?: (() => number) | undefined;
 }
 
 /** Answers whose limits say where `auto` settled. */
@@ -37,6 +42,7 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
   const auto = options.limit === 'auto';
   const max = auto ? options.max : (options.limit as number);
   const bounds = { min: 1, max };
+  const now = options.now ?? (() => performance.now());
   let controller: ControllerState = initialState(auto ? options.start : max, bounds);
   // The limit at each of the last answers: the most frequent is the settled one.
   const recent = new Uint16Array(SETTLED_ANSWERS);
@@ -45,9 +51,11 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
     get current() {
       return controller.limit;
     },
-    observe(answer, busy) {
+    observe(answer, busy, awaiting) {
       recent[answers++ % SETTLED_ANSWERS] = controller.limit;
-      if (auto) controller = observe(controller, classify(answer, busy), bounds);
+      if (!auto) return;
+      const at = now();
+      controller = observe(controller, { ...classify(answer, busy), at, sentAt: at - answer.ms, awaiting }, bounds);
     },
     limits() {
       const { limit } = controller;

@@ -194,6 +194,7 @@ function openWire(options: ServiceClientOptions, outageListeners: ReadonlySet<(e
     listeners: new Set(),
     gate: undefined,
     pausedUntil: 0,
+    pausedAt: 0,
     answered: false,
   };
   if (options.breaker !== false) {

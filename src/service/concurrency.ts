@@ -1,29 +1,42 @@
 /**
  * `--concurrency auto` (import) and `--prefetch auto` (export): how many requests may be on
- * the wire, learned from their answers. Pure: no clock, no I/O. It is fed one observation per
+ * the wire, learned from their answers. Pure: no I/O, and no clock but the one the answers
+ * carry (when each came and was sent; without it, counts only). It is fed one observation per
  * finished attempt and returns the state holding the next limit, so table tests pin it.
  *
- * Judged once per window (max(limit, MIN_WINDOW) answers, about one round trip):
+ * Judged once per window (max(limit, MIN_WINDOW) answers, about one round trip; after a 429,
+ * once the requests then in flight have answered):
  * - a 429 in the window (or 5xx and timeouts above OVERLOAD_SHARE of it): multiplicative
- *   decrease to the share that got through (limit × ok/total, at most × DECREASE), and the
- *   new limit becomes the ceiling;
+ *   decrease to the share that got through (limit × ok/total, at most × DECREASE); after a
+ *   429, what the service let through in the round trip after it becomes the ceiling;
  * - mean latency above LATENCY_RISE × its recent minimum: decrease by DECREASE, to no less
  *   than half the limit the rise began at (a slower service is not a queue of ours);
  * - otherwise, if every slot was busy: double until the first decrease (slow start, as TCP's:
  *   at 150 ms a round trip, growing by a quarter took ten round trips to reach 64), then grow
- *   by a quarter while no ceiling is known, up to just under the ceiling as fast, and past it
- *   by one per PROBE_WINDOWS.
+ *   by a quarter while no ceiling is known, up to the ceiling as fast, and past it after
+ *   PROBE_WINDOWS calm windows and QUIET_MS since the last 429, by steps that double.
  * A window where the slots were not all busy (signing or reading could not feed them, or the
  * export's writer lagged) leaves the limit alone: a limit nobody uses says nothing about the service.
+ * After a decrease, answers to requests sent before it are not judged.
  */
 
-export type Observation =
+export type Observation = (
   /** An answer other than the ones below, `latencyMs` on the wire; `inFlight` counts this one. */
   | { kind: 'ok'; latencyMs: number; inFlight: number }
   /** 429: the service says slow down. */
   | { kind: 'throttled'; inFlight: number }
   /** 5xx, a timeout or a dropped connection: overload, or trouble at the service. */
-  | { kind: 'overloaded'; inFlight: number };
+  | { kind: 'overloaded'; inFlight: number }
+) & {
+  /** When it came and when its request went out, ms on one monotonic clock (none: counts only). */
+  at?: number | undefined;
+  sentAt?: number | undefined;
+  /**
+   * Requests awaiting an answer, this one included, when that differs from the slots counted
+   * busy (`inFlight`): export's pages on the wire while its writer is busy count as none busy.
+   */
+  awaiting?: number | undefined;
+};
 
 export interface ControllerBounds {
   min: number;
@@ -39,8 +52,21 @@ export interface ControllerState {
   readonly window: WindowTally;
   /** Answers still to come from requests sent before the last decrease: not judged. */
   readonly ignore: number;
+  /**
+   * When the last decrease was decided: with a clock, every answer to a request sent before
+   * it is not judged (all of them, not a count: each retry or refill sent at the old limit
+   * answers like it, and at a long round trip that is most of one).
+   */
+  readonly cutAt: number | undefined;
   /** Healthy full windows at or above the ceiling since the last probe. */
   readonly calm: number;
+  /** When the last 429 was judged (the observation's clock): probes wait QUIET_MS after it. */
+  readonly throttledAt: number | undefined;
+  /** How far the next probe goes past the ceiling: doubles while probes meet no 429. */
+  readonly probeStep: number;
+  /** Answers through a millisecond, a moving mean over about PACE_MS (with a clock), and when it was last moved. */
+  readonly pace: number;
+  readonly paceAt: number | undefined;
   /** While latency stays risen: the lowest limit it may push to. */
   readonly riseFloor: number | undefined;
   /** No decrease yet: growth doubles. */
@@ -54,6 +80,17 @@ interface WindowTally {
   overloaded: number;
   latencySum: number;
   busiest: number;
+  lastAt: number | undefined;
+  /** The first 429's arrival. */
+  firstThrottledAt: number | undefined;
+  /**
+   * The window then closes once the requests in flight at that moment (sent during its round
+   * trip, after the service first refused one) have answered: a pause may follow, and
+   * `okAfterThrottle` of them getting through is what the service takes in one round trip.
+   */
+  closeAt: number | undefined;
+  afterThrottle: number;
+  okAfterThrottle: number;
 }
 
 /** Window means remembered for the baseline: a latency that stays higher becomes the new normal. */
@@ -64,6 +101,14 @@ export const LATENCY_RISE = 2;
 export const LATENCY_SLACK_MS = 5;
 export const DECREASE = 0.9;
 export const PROBE_WINDOWS = 20;
+/**
+ * A probe past a ceiling the service enforced with a 429 costs a whole-run pause of its
+ * Retry-After (a second, typically): once every QUIET_MS keeps that cost to a few per cent
+ * however short the round trip (20 windows are 0.4 s at 20 ms).
+ */
+export const QUIET_MS = 30_000;
+/** The recent pace (answers through a second) is a mean over about this long. */
+export const PACE_MS = 1000;
 export const MIN_WINDOW = 4;
 /**
  * Slow start doubles up to here, then grows by a quarter a round trip (TCP's limited slow
@@ -74,7 +119,19 @@ export const SLOW_START_DOUBLES_TO = 64;
 /** A rare 5xx is the service's bad luck (the breaker handles outages); a share of them is overload. */
 export const OVERLOAD_SHARE = 0.05;
 
-const EMPTY: WindowTally = { answers: 0, ok: 0, throttled: 0, overloaded: 0, latencySum: 0, busiest: 0 };
+const EMPTY: WindowTally = {
+  answers: 0,
+  ok: 0,
+  throttled: 0,
+  overloaded: 0,
+  latencySum: 0,
+  busiest: 0,
+  lastAt: undefined,
+  firstThrottledAt: undefined,
+  closeAt: undefined,
+  afterThrottle: 0,
+  okAfterThrottle: 0,
+};
 
 export function initialState(limit: number, bounds: ControllerBounds): ControllerState {
   return {
@@ -83,26 +140,44 @@ export function initialState(limit: number, bounds: ControllerBounds): Controlle
     recentMeans: [],
     window: EMPTY,
     ignore: 0,
+    cutAt: undefined,
     calm: 0,
+    throttledAt: undefined,
+    probeStep: 1,
+    pace: 0,
+    paceAt: undefined,
     riseFloor: undefined,
     slowStart: true,
   };
 }
 
 /** One answer in: the state after it (its `limit` is the next limit). */
-export function observe(state: ControllerState, seen: Observation, bounds: ControllerBounds): ControllerState {
+export function observe(previous: ControllerState, seen: Observation, bounds: ControllerBounds): ControllerState {
+  const state = seen.kind === 'ok' && seen.at !== undefined ? { ...previous, ...paced(previous, seen.at) } : previous;
+  if (seen.sentAt !== undefined && state.cutAt !== undefined && seen.sentAt < state.cutAt) return state;
   if (state.ignore > 0) return { ...state, ignore: state.ignore - 1 };
-  const w = state.window;
-  const window: WindowTally = {
-    answers: w.answers + 1,
+  const window = tally(state.window, seen);
+  if (window.answers < (window.closeAt ?? Math.max(state.limit, MIN_WINDOW))) return { ...state, window };
+  return judge({ ...state, window: EMPTY }, window, bounds);
+}
+
+function tally(w: WindowTally, seen: Observation): WindowTally {
+  const answers = w.answers + 1;
+  const first = seen.kind === 'throttled' && w.throttled === 0;
+  const awaiting = seen.awaiting ?? seen.inFlight;
+  return {
+    answers,
     ok: w.ok + (seen.kind === 'ok' ? 1 : 0),
     throttled: w.throttled + (seen.kind === 'throttled' ? 1 : 0),
     overloaded: w.overloaded + (seen.kind === 'overloaded' ? 1 : 0),
     latencySum: w.latencySum + (seen.kind === 'ok' ? seen.latencyMs : 0),
     busiest: Math.max(w.busiest, seen.inFlight),
+    lastAt: seen.at ?? w.lastAt,
+    firstThrottledAt: first ? seen.at : w.firstThrottledAt,
+    closeAt: first && seen.at !== undefined && awaiting > 1 ? answers + awaiting - 1 : w.closeAt,
+    afterThrottle: w.afterThrottle + (w.throttled > 0 ? 1 : 0),
+    okAfterThrottle: w.okAfterThrottle + (seen.kind === 'ok' && w.throttled > 0 ? 1 : 0),
   };
-  if (window.answers < Math.max(state.limit, MIN_WINDOW)) return { ...state, window };
-  return judge({ ...state, window: EMPTY }, window, bounds);
 }
 
 function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds): ControllerState {
@@ -114,13 +189,17 @@ function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds
   if (w.throttled > 0 || w.overloaded > w.answers * OVERLOAD_SHARE) {
     const through = w.ok / w.answers;
     const next = clamp(Math.floor(limit * Math.min(DECREASE, through)), bounds);
-    // The ceiling: what got through. Under a cap on concurrent requests that is the cap, and
-    // growth goes straight back to just under it; after slow start's overshoot, the service's pace.
     // 5xx alone (no 429) cut the limit but set no ceiling: an outage's edges look like that, and
     // the service said nothing of the pace it takes.
-    const ceiling = w.throttled > 0 ? clamp(Math.max(next, Math.floor(limit * through)), bounds) : state.ceiling;
-    // Requests sent at the old limit still answer as if it held: not this limit's doing.
-    return { ...state, limit: next, ceiling, ignore: Math.max(0, limit - next), calm: 0, slowStart: false };
+    if (w.throttled === 0) return cut(state, w, next, state.ceiling);
+    // The ceiling: what the service let through in the round trip after it first refused one
+    // (under a cap on concurrent requests, the cap; under a token bucket, rate × round trip,
+    // whatever credit the bucket had left before). Growth returns to it quickly. Without the
+    // slots in flight then, the share of the window that got through.
+    const byWindow = Math.max(next, Math.floor(limit * through));
+    const ceiling = clamp(w.closeAt === undefined ? byWindow : measured(state, w, byWindow), bounds);
+    const throttled = { ...state, throttledAt: w.firstThrottledAt, probeStep: 1 };
+    return cut(throttled, w, Math.min(next, ceiling), ceiling);
   }
   if (w.ok === 0) return state;
   const mean = w.latencySum / w.ok;
@@ -129,6 +208,8 @@ function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds
   if (mean > baseline * LATENCY_RISE + LATENCY_SLACK_MS) {
     const riseFloor = state.riseFloor ?? Math.ceil(limit / 2);
     const next = clamp(Math.max(riseFloor, Math.floor(limit * DECREASE)), bounds);
+    // Counted, not timed: a latency that stays must reach the baseline in BASELINE_WINDOWS
+    // windows, not twice as many round trips.
     return { ...state, recentMeans, riseFloor, limit: next, ignore: Math.max(0, limit - next), calm: 0, slowStart: false };
   }
   state = { ...state, riseFloor: undefined };
@@ -138,12 +219,58 @@ function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds
     const doubling = state.slowStart && limit < SLOW_START_DOUBLES_TO;
     return { ...state, recentMeans, limit: clamp(doubling ? limit * 2 : limit + Math.ceil(limit / 4), bounds) };
   }
-  if (limit + 1 < ceiling) {
-    return { ...state, recentMeans, limit: clamp(Math.min(ceiling - 1, limit + Math.ceil(limit / 4)), bounds) };
+  if (limit < ceiling) {
+    return { ...state, recentMeans, limit: clamp(Math.min(ceiling, limit + Math.ceil(limit / 4)), bounds) };
   }
-  if (state.calm + 1 < PROBE_WINDOWS) return { ...state, recentMeans, calm: state.calm + 1 };
-  const next = clamp(limit + 1, bounds);
-  return { ...state, recentMeans, limit: next, ceiling: Math.max(ceiling, next), calm: 0 };
+  if (state.calm + 1 < PROBE_WINDOWS || !quiet(state, w)) return { ...state, recentMeans, calm: state.calm + 1 };
+  const next = clamp(limit + state.probeStep, bounds);
+  return { ...state, recentMeans, limit: next, ceiling: Math.max(ceiling, next), calm: 0, probeStep: state.probeStep * 2 };
+}
+
+/**
+ * What the service took in the round trip after it first refused one, from the answers to the
+ * requests in flight then. All of them through: the refusal was at the margin (a cap on
+ * concurrent requests, or a probe one past it), and they are the ceiling. Some refused too: a
+ * rate, and they were sent over n − 1 of the n parts of that round trip (at 20 ms and 100 a
+ * second, 1 of 2: the ceiling is 2, not 1).
+ */
+function roundTrip(w: WindowTally): number {
+  const { afterThrottle: others, okAfterThrottle: through } = w;
+  if (others === 0 || through === others) return through;
+  return Math.round((through * (others + 1)) / others);
+}
+
+/**
+ * The round trip's measure, unless nearly nothing got through in it while the recent pace was
+ * at least twice as high: a limit counted in fixed windows (so many a calendar second) refuses
+ * everything from its edge to the next, which says nothing of its pace. Then the recent pace
+ * (Little's law: a second's answers × their latency), no more than the window's share through
+ * (a busy machine's latency, or a bucket's first second, would flatter it).
+ */
+function measured(state: ControllerState, w: WindowTally, byWindow: number): number {
+  const oneTrip = roundTrip(w);
+  const latencyMs = w.ok > 0 ? w.latencySum / w.ok : state.recentMeans.length > 0 ? Math.min(...state.recentMeans) : 0;
+  const recent = Math.round(paced(state, w.lastAt ?? 0, false).pace * latencyMs);
+  return oneTrip * 2 < recent ? Math.max(oneTrip, Math.min(recent, byWindow)) : oneTrip;
+}
+
+/** Moves the pace (a mean decaying over PACE_MS) to `at`, with one more answer through if `through`. */
+function paced(state: ControllerState, at: number, through = true): { pace: number; paceAt: number } {
+  const since = state.paceAt === undefined ? Number.POSITIVE_INFINITY : Math.max(0, at - state.paceAt);
+  const kept = state.pace * Math.exp(-since / PACE_MS);
+  return { pace: kept + (through ? 1 / PACE_MS : 0), paceAt: at };
+}
+
+/** A decrease: requests sent at the old limit still answer as if it held, and are not this limit's doing. */
+function cut(state: ControllerState, w: WindowTally, next: number, ceiling: number | undefined): ControllerState {
+  const { limit } = state;
+  const timed = w.lastAt !== undefined;
+  return { ...state, limit: next, ceiling, ignore: timed ? 0 : Math.max(0, limit - next), cutAt: timed ? w.lastAt : state.cutAt, calm: 0, slowStart: false };
+}
+
+/** QUIET_MS since the last 429 (or no clock to tell): a probe may go past the ceiling. */
+function quiet(state: ControllerState, w: WindowTally): boolean {
+  return state.throttledAt === undefined || w.lastAt === undefined || w.lastAt - state.throttledAt >= QUIET_MS;
 }
 
 function clamp(limit: number, { min, max }: ControllerBounds): number {

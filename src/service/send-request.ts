@@ -20,7 +20,7 @@ import {
   refuseRedirect,
 } from './response.js';
 import { isRetryableStatus, parseRetryAfter, type RetryPolicy, retryDelay } from './retry.js';
-import type { Answer, AttemptEvent, Reply, RequestContext, RetryEvent, Timeouts } from './types.js';
+import type { Answer, AttemptEvent, Reply, RequestContext, RetryEvent, Timeouts, WireSlot } from './types.js';
 import { waitUntil } from './wait-until.js';
 
 /** What every request of one service client shares. */
@@ -45,6 +45,8 @@ export interface Wire {
   gate: OutageGate | undefined;
   /** A 429 slows the whole client, not one request: every attempt waits for this instant. */
   pausedUntil: number;
+  /** When that pause was set: a 429 to a request sent before then is its echo, not a new one. */
+  pausedAt: number;
   /** Once the service has answered, DNS, TCP, TLS and the proxy are known to work. */
   answered: boolean;
 }
@@ -86,7 +88,8 @@ export async function sendRequest<T>(
   // Failures while the breaker is open (or that open it) are the outage's, not this request's.
   let counted = 0;
   for (let attempt = 1; ; attempt++) {
-    await waitForTurn(wire, attempt);
+    await waitForTurn(wire, attempt, context.slot);
+    const sentAt = Date.now();
     const outcome = await sendOnce(wire, request, attempt);
     if (!('failure' in outcome)) return outcome;
     const { failure, retryAfterMs } = outcome;
@@ -95,26 +98,47 @@ export async function sendRequest<T>(
     if (counted > wire.policy.retries) throw withAttempts(failure, attempt);
     const delayMs = retryDelay({ attempt: counted, retryAfterMs, policy: wire.policy, random: wire.random() });
     if (delayMs === undefined) throw withAttempts(failure, attempt);
-    if (failure.status === 429) wire.pausedUntil = Math.max(wire.pausedUntil, Date.now() + delayMs);
+    if (failure.status === 429) pause(wire, sentAt, delayMs);
     wire.onRetry?.({ attempt, delayMs, status: failure.status, reason: failure.message });
+    context.slot?.leave();
     await waitUntil(Date.now() + delayMs, wire.signal).catch(() => {
       throw withAttempts(interrupted(failure), attempt);
     });
   }
 }
 
-/** Waits while the service is down (the gate) and while a 429 pauses the client. */
-async function waitForTurn(wire: Wire, attempt: number): Promise<void> {
-  const opening = wire.gate?.ready(wire.signal);
-  if (opening) {
-    await opening.catch((error: unknown) => {
-      if (error instanceof ServiceError) throw withAttempts(error, attempt - 1);
-      throw new ServiceError('interrupted while the service was down', { type: 'interrupted' }, { code: 'wait_interrupted' });
+/**
+ * A 429 pauses the whole client for its delay. The 429s to requests already on the wire when
+ * the pause was set say the same thing again: they do not stretch it (each still waits its own
+ * delay before its retry), or a round trip's worth of them would add a round trip of idle.
+ */
+function pause(wire: Wire, sentAt: number, delayMs: number): void {
+  if (sentAt < wire.pausedAt && wire.pausedUntil > Date.now()) return;
+  wire.pausedUntil = Math.max(wire.pausedUntil, Date.now() + delayMs);
+  wire.pausedAt = Date.now();
+}
+
+/**
+ * Waits while the service is down (the gate) and while a 429 pauses the client, lending the
+ * send window's slot meanwhile; then holds one within the limit in force.
+ */
+async function waitForTurn(wire: Wire, attempt: number, slot: WireSlot | undefined): Promise<void> {
+  for (;;) {
+    const opening = wire.gate?.ready(wire.signal);
+    const paused = wire.pausedUntil > Date.now();
+    if (!opening && !paused && (slot === undefined || slot.fits())) return;
+    slot?.leave();
+    if (opening) {
+      await opening.catch((error: unknown) => {
+        if (error instanceof ServiceError) throw withAttempts(error, attempt - 1);
+        throw new ServiceError('interrupted while the service was down', { type: 'interrupted' }, { code: 'wait_interrupted' });
+      });
+    }
+    await waitUntil(wire.pausedUntil, wire.signal).catch(() => {
+      throw new ServiceError('interrupted before sending', { type: 'interrupted' }, { code: 'wait_interrupted' });
     });
+    await slot?.enter();
   }
-  await waitUntil(wire.pausedUntil, wire.signal).catch(() => {
-    throw new ServiceError('interrupted before sending', { type: 'interrupted' }, { code: 'wait_interrupted' });
-  });
 }
 
 /** One attempt: the reply, a failure worth retrying, or a thrown ServiceError that ends the request. */

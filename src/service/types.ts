@@ -51,4 +51,20 @@ export interface Reply<T> {
 export interface RequestContext {
   /** The input's row number (import). */
   row?: number | undefined;
+  /** The import's send-window slot the request holds: lent while it waits. */
+  slot?: WireSlot | undefined;
+}
+
+/**
+ * A place among the requests the send window lets on the wire. A request waiting (a retry's
+ * delay, a 429's pause, an outage) gives it back, so the limit counts what is on the wire;
+ * a limit cut after it was taken sends it back to the queue before the next attempt.
+ */
+export interface WireSlot {
+  /** Held, and within the limit in force now. */
+  fits(): boolean;
+  /** Gives it back while the request waits; nothing if not held. */
+  leave(): void;
+  /** Takes one again (ahead of rows not yet sent); at once if held and within the limit. */
+  enter(): Promise<void>;
 }
