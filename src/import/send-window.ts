@@ -115,7 +115,7 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
       wire.limit = limit.current;
     },
     limits: () => limit.limits(),
-    inFlight: () => onWire,
+    inFlight: () => wire.held,
   };
 }
 
