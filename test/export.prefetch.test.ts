@@ -85,14 +85,15 @@ describe('--prefetch auto, the default, at 50 ms a page', () => {
 describe('--prefetch auto against a rate limit', () => {
   let sandbox: Sandbox;
   beforeAll(async () => {
-    // Ten requests a second, a bucket of ten, 20 ms each: the four pages it starts with empty the
-    // bucket within a fraction of a second even on a busy machine, long before the export ends.
-    sandbox = await startSandbox({ verifySignatures: false, seed: 400, seedRandom: 17, rateLimit: 10, latencyMs: 20, retryAfterSeconds: 1 });
+    // Five requests a second, a bucket of five, 100 ms each (half a page in flight fits): the four
+    // pages it starts with and the next ones empty the bucket at once even on a busy machine,
+    // long before the export ends; the round trip is long against a busy event loop's lag.
+    sandbox = await startSandbox({ verifySignatures: false, seed: 400, seedRandom: 17, rateLimit: 5, latencyMs: 100, retryAfterSeconds: 1 });
   });
   afterAll(() => sandbox?.close());
 
   it('backs off below its start on 429s and still writes every client once', async () => {
-    const { out, summary } = await exportAll(sandbox, 'limited.csv', 10);
+    const { out, summary } = await exportAll(sandbox, 'limited.csv', 20);
     expect(sandbox.stats.faults.rateLimited).toBeGreaterThan(0);
     expect(summary.rows).toBe(400);
     expect(summary.prefetch.mode).toBe('auto');
