@@ -42,26 +42,16 @@ export function canonicalJson(parts: readonly string[]): string {
 }
 
 /**
- * True when fold leaves `text` as it is and JSON writes it between quotes as it is: no
- * quote, backslash, control, tab or line break, no run of spaces, no NBSP, and nothing from
- * U+0300 up (every character below it is its own NFC, and its only white space is the one
- * space, tab to CR and NBSP). One pass over the characters, for the names and addresses with
- * accents (Zoë Müller) that would otherwise take the Unicode passes and the escape test.
+ * Text that fold leaves as it is and JSON writes between quotes as it is: no quote,
+ * backslash, control, tab or line break, no run of spaces, no NBSP, and nothing from U+0300
+ * up (every character below it is its own NFC, and its only white space is the one space,
+ * tab to CR and NBSP). One test, for the names and addresses with accents (Zoë Müller) that
+ * would otherwise take the Unicode passes and the escape test. (A loop over the characters
+ * measured twice the time: the values arrive as slices of several string shapes.)
  */
-function plain(text: string): boolean {
-  let afterSpace = false;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code === 32) {
-      if (afterSpace) return false;
-      afterSpace = true;
-      continue;
-    }
-    afterSpace = false;
-    if (code < 32 || code === 34 || code === 92 || code === 160 || code >= 0x300) return false;
-  }
-  return true;
-}
+// eslint-disable-next-line no-misleading-character-class -- a range of code units (U+0300 up), not one character
+const PLAIN = /^(?:[^"\\\u0000-\u001f\u00a0\u0300-\uffff ]| (?! ))*$/;
+const plain = (text: string) => PLAIN.test(text);
 
 /** The derived key with its fingerprint, both from one digest. */
 function derivedPrint(fields: ClientFields): KeyPrint {
