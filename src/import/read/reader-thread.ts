@@ -19,16 +19,9 @@ import type { InvalidCell, RawRecord, ReadOptions, RowSource, SourceInfo } from 
  * Batches (one per 64 KiB chunk) the worker may parse ahead of the consumer: enough that a
  * moment's delay on either thread does not stall the other, few enough to stay small.
  */
-export const BATCHES_AHEAD = 8;
-/**
- * The consumer hands credit back in lots of this many batches, not one by one: the worker,
- * faster than its consumer, waits for credit, and each message wakes it. A wake cost the
- * posting thread 0.3–1 ms on a busy 2-core machine (the woken thread took its core): once
- * per 64 KiB batch, that was a fifth of a CSV validate's time.
- */
-export const CREDIT_LOT = 4;
+export const BATCHES_AHEAD = 2;
 
-export type ToWorker = { type: 'more'; batches: number } | { type: 'close' };
+export type ToWorker = { type: 'more' } | { type: 'close' };
 
 export type FromWorker =
   | { type: 'open'; info: SourceInfo; headers: string[] }
@@ -214,7 +207,6 @@ export async function openInThread(inspected: InspectedFile, options: ReadOption
   };
 
   let bytesRead = 0;
-  let owed = 0;
   async function* batches(): AsyncGenerator<RawRecord[]> {
     try {
       for (;;) {
@@ -228,10 +220,7 @@ export async function openInThread(inspected: InspectedFile, options: ReadOption
         if (message.type === 'error') throw receivedError(message.error);
         if (message.type !== 'batch') throw new Error(`reader thread: unexpected ${message.type} message`);
         bytesRead = message.bytesRead;
-        if (++owed === CREDIT_LOT) {
-          port.postMessage({ type: 'more', batches: owed } satisfies ToWorker);
-          owed = 0;
-        }
+        port.postMessage({ type: 'more' } satisfies ToWorker);
         yield unpackBatch(message);
       }
     } finally {

@@ -23,7 +23,7 @@ let wanted = BATCHES_AHEAD;
 let closing = false;
 let wake: (() => void) | undefined;
 port.on('message', (message: ToWorker) => {
-  if (message.type === 'more') wanted += message.batches;
+  if (message.type === 'more') wanted++;
   else closing = true;
   wake?.();
 });
