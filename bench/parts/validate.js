@@ -41,7 +41,7 @@ export async function run(ctx) {
     }),
     row({
       part: '3 CSV memory',
-      measure: `peak RSS, validate ${count(rows)} rows (CSV)`,
+      measure: `validate ${count(rows)} rows: peak RSS (CSV)`,
       figure: mb(validated.maxRssMb),
       baseline: `${mb(parsed.maxRssMb)} (the bare csv-parse pass)`,
       target: `< ${CSV_RSS_MB} MB`,
