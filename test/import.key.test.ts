@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { KeySet } from '../src/import/key-set.js';
@@ -41,6 +42,51 @@ describe('deriveKey', () => {
     }
     const { currency: _c, ...withoutCurrency } = base;
     expect(deriveKey(withoutCurrency)).not.toBe(key);
+  });
+});
+
+describe('deriveKey, by its definition', () => {
+  // The derivation as documented, written the slow way: the direct path must give the same key.
+  const reference = (fields: ClientFields) => {
+    const folded = (text: string) => text.normalize('NFC').replace(/\s+/gu, ' ');
+    const canonical = JSON.stringify([
+      'ccs-bulk/1',
+      folded(fields.name),
+      folded(fields.email).toLowerCase(),
+      fields.country,
+      folded(fields.address),
+      fields.currency ?? '',
+      fields.application_date ?? '',
+      fields.liquidity_type,
+    ]);
+    return `ccsb_${createHash('sha256').update(canonical).digest('hex').slice(0, 40)}`;
+  };
+
+  it('gives the same key as the definition for any text, plain or not', () => {
+    const odd = fc.constantFrom(' ', '  ', '\t', '"', '\\', '\u0001', '\u007f', '\u00a0', 'é', 'e\u0301', '\u02ff', '\u0300', 'İ', 'ß', '\ud800', '😀');
+    const text = fc.oneof(
+      fc.array(fc.oneof(fc.string({ maxLength: 6 }), odd), { maxLength: 6 }).map((parts) => parts.join('')),
+      fc.string({ unit: 'binary' }),
+      fc.constantFrom('Zoë Müller', 'Łukasz Groß', "O'Brien", '"Best" Imports Ltd 3', '12 Hauptstraße, 10012 Kraków'),
+    );
+    const fields = fc.record(
+      {
+        name: text,
+        email: text,
+        country: text,
+        address: text,
+        currency: text,
+        application_date: text,
+        liquidity_type: text,
+      },
+      { requiredKeys: ['name', 'email', 'country', 'address', 'liquidity_type'] },
+    );
+    fc.assert(
+      fc.property(fields, (value) => {
+        expect(deriveKey(value)).toBe(reference(value));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
 

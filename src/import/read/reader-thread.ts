@@ -10,7 +10,7 @@
  * crosses as arrays.
  */
 import { existsSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { type CodeOf, InputError, UsageError } from '../../errors.js';
 import type { InspectedFile } from './inspect-file.js';
 import type { InvalidCell, RawRecord, ReadOptions, RowSource, SourceInfo } from './types.js';
@@ -44,6 +44,8 @@ export type FromWorker =
 export interface WorkerInput {
   inspected: InspectedFile;
   options: ReadOptions;
+  /** Both ways: batches out, credit in. */
+  port: MessagePort;
 }
 
 /**
@@ -146,9 +148,13 @@ function workerUrl(): URL {
 
 /** Opens `inspected` (a CSV or .xlsx file) on a reader thread; resolves once its header row is read. */
 export async function openInThread(inspected: InspectedFile, options: ReadOptions): Promise<RowSource> {
-  const input: WorkerInput = { inspected, options };
+  // A port of our own, not the worker's: a batch already sent is taken from it at once
+  // (receiveMessageOnPort), without waiting for the event loop's next turn to deliver it.
+  const { port1: port, port2 } = new MessageChannel();
+  const input: WorkerInput = { inspected, options, port: port2 };
   const worker = new Worker(workerUrl(), {
     workerData: input,
+    transferList: [port2],
     // The parser's garbage dies within a chunk: a small young generation keeps the thread small.
     resourceLimits: { maxYoungGenerationSizeMb: 4 },
   });
@@ -158,7 +164,7 @@ export async function openInThread(inspected: InspectedFile, options: ReadOption
   let exited = false;
   let onExit = () => {};
   const exit = new Promise<void>((resolve) => (onExit = resolve));
-  worker.on('message', (message: FromWorker) => {
+  port.on('message', (message: FromWorker) => {
     inbox.push(message);
     waiting?.();
   });
@@ -168,13 +174,14 @@ export async function openInThread(inspected: InspectedFile, options: ReadOption
   });
   worker.once('exit', (code) => {
     exited = true;
+    port.close();
     failure ??= new Error(`reader thread stopped (exit code ${code}) before the end of the file`);
     waiting?.();
     onExit();
   });
   const next = async (): Promise<FromWorker> => {
     for (;;) {
-      const message = inbox.shift();
+      const message = inbox.shift() ?? (receiveMessageOnPort(port)?.message as FromWorker | undefined);
       if (message !== undefined) return message;
       if (failure !== undefined) throw failure;
       await new Promise<void>((resolve) => {
@@ -190,7 +197,7 @@ export async function openInThread(inspected: InspectedFile, options: ReadOption
   const close = () => {
     closing ??= (async () => {
       if (exited) return;
-      worker.postMessage({ type: 'close' } satisfies ToWorker);
+      port.postMessage({ type: 'close' } satisfies ToWorker);
       // It closes the file and ends; a thread that does not answer is stopped.
       const timer = setTimeout(() => void worker.terminate(), 5000);
       await exit;
@@ -213,7 +220,7 @@ export async function openInThread(inspected: InspectedFile, options: ReadOption
         if (message.type === 'error') throw receivedError(message.error);
         if (message.type !== 'batch') throw new Error(`reader thread: unexpected ${message.type} message`);
         bytesRead = message.bytesRead;
-        worker.postMessage({ type: 'more' } satisfies ToWorker);
+        port.postMessage({ type: 'more' } satisfies ToWorker);
         yield unpackBatch(message);
       }
     } finally {

@@ -3,7 +3,7 @@
  * its header, then a batch per chunk while the other thread has asked for them, and ends after
  * the last one, an error, or a close.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { workerData } from 'node:worker_threads';
 import {
   BATCHES_AHEAD,
   type FromWorker,
@@ -13,11 +13,11 @@ import {
   type WorkerInput,
 } from './reader-thread.js';
 import { openCsv } from './read-csv.js';
-import { openXlsx } from './read-xlsx.js';
 import type { RowSource } from './types.js';
 
-const port = parentPort;
-if (port === null) throw new Error('reader-worker.js runs as a worker thread');
+const input = workerData as WorkerInput | undefined;
+if (input?.port === undefined) throw new Error('reader-worker.js runs as a worker thread');
+const { port } = input;
 
 let wanted = BATCHES_AHEAD;
 let closing = false;
@@ -32,7 +32,9 @@ const send = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMes
 async function run({ inspected, options }: WorkerInput): Promise<void> {
   let source: RowSource;
   try {
-    source = await (inspected.format === 'xlsx' ? openXlsx : openCsv)(inspected, options);
+    // The .xlsx reader's modules (unzip, XML) only for an .xlsx: a CSV thread stays smaller.
+    const open = inspected.format === 'xlsx' ? (await import('./read-xlsx.js')).openXlsx : openCsv;
+    source = await open(inspected, options);
   } catch (error) {
     send({ type: 'error', error: sendableError(error) });
     return;
@@ -57,6 +59,6 @@ async function run({ inspected, options }: WorkerInput): Promise<void> {
   }
 }
 
-await run(workerData as WorkerInput);
+await run(input);
 // Nothing more to say or hear: closing the port lets the thread end (messages sent are delivered).
 port.close();
