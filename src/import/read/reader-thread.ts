@@ -146,8 +146,8 @@ function workerUrl(): URL {
   return built;
 }
 
-/** Opens `inspected` (a CSV or .xlsx file) on a reader thread; resolves once its header row is read. */
-export async function openInThread(inspected: InspectedFile, options: ReadOptions): Promise<RowSource> {
+/** The reader thread, and the port its batches come on. */
+function startReader(inspected: InspectedFile, options: ReadOptions): { worker: Worker; port: MessagePort } {
   // A port of our own, not the worker's: a batch already sent is taken from it at once
   // (receiveMessageOnPort), without waiting for the event loop's next turn to deliver it.
   const { port1: port, port2 } = new MessageChannel();
@@ -158,6 +158,12 @@ export async function openInThread(inspected: InspectedFile, options: ReadOption
     // The parser's garbage dies within a chunk: a small young generation keeps the thread small.
     resourceLimits: { maxYoungGenerationSizeMb: 4 },
   });
+  return { worker, port };
+}
+
+/** Opens `inspected` (a CSV or .xlsx file) on a reader thread; resolves once its header row is read. */
+export async function openInThread(inspected: InspectedFile, options: ReadOptions): Promise<RowSource> {
+  const { worker, port } = startReader(inspected, options);
   const inbox: FromWorker[] = [];
   let waiting: (() => void) | undefined;
   let failure: Error | undefined;
