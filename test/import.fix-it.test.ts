@@ -1,9 +1,11 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import ExcelJS from 'exceljs';
+import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
 import { markCells } from '../src/import/fix-it-workbook.js';
@@ -12,6 +14,7 @@ import { readAll } from './input.helpers.js';
 import { readResults, ROOT, runCli, useSandbox } from './helpers.js';
 
 const ctx = useSandbox();
+const execFileAsync = promisify(execFile);
 
 const HEADER = ['Full Name', 'E-mail', 'Country', 'Address', 'Currency', 'Ref'];
 const ROWS = [
@@ -136,6 +139,48 @@ describe('the fix-it workbook (--failed fix-me.xlsx)', () => {
     expect(openpyxl).toContain('D7 fill=none type=s value="=HYPERLINK(\\"x\\")"');
     expect(openpyxl).toContain('G2 fill=none type=s value="000102"');
   });
+});
+
+describe('the workbook in LibreOffice (scripts/make-fix-it-fixture.js)', () => {
+  const dir = join(ROOT, 'fixtures', 'fix-it');
+  const hasSoffice = spawnSync('soffice', ['--version'], { stdio: 'ignore', timeout: 60_000 }).status === 0;
+  if (!hasSoffice) console.log('import.fix-it: the live LibreOffice conversion is skipped: no soffice here (apt-get install libreoffice-calc-nogui)');
+
+  it('reads every cell as written: leading zeros, a formula-looking value as text, dates, the error column', async () => {
+    const input = parse(await readFile(join(dir, 'clients.csv'))) as string[][];
+    const seen = parse(await readFile(join(dir, 'libreoffice.csv'))) as string[][];
+    expect(seen[0]).toEqual([...input[0]!, 'idempotency_key', 'error']);
+    // Every input row but the valid first one, cell for cell, and a reason in `error`.
+    expect(seen.slice(1).map((row) => row.slice(0, input[0]!.length))).toEqual(input.slice(2));
+    expect(seen.slice(1).every((row) => row.at(-1)!.length > 0)).toBe(true);
+    expect(seen.find((row) => row[0] === 'Formula')![3]).toBe('=HYPERLINK("x")');
+  });
+
+  it('saved back by LibreOffice, it validates to the same rows, outcomes and keys as the workbook ccs-bulk wrote', async () => {
+    const outcomes = async (workbook: string, name: string) => {
+      const results = join(ctx.dir, `${name}.results.csv`);
+      const run = await runCli(['validate', workbook, '--results', results, '--quiet'], { env: ctx.env() });
+      expect(run.code, run.stderr).toBe(1);
+      return (await readResults(results)).map((line) => line.slice(0, 6).join(','));
+    };
+    const ours = await outcomes(join(dir, 'fix-me.xlsx'), 'ours');
+    expect(ours).toHaveLength(7);
+    expect(await outcomes(join(dir, 'libreoffice-resaved.xlsx'), 'resaved')).toEqual(ours);
+  });
+
+  it.skipIf(!hasSoffice)('soffice --headless reads this build\'s workbook as the committed reading (where LibreOffice is installed)', async () => {
+    const failed = join(ctx.dir, 'lo-fix-me.xlsx');
+    const run = await runCli(['validate', join(dir, 'clients.csv'), '--failed', failed, '--results', join(ctx.dir, 'lo.csv')], {
+      env: ctx.env(),
+    });
+    expect(run.code).toBe(1);
+    const profile = pathToFileURL(join(ctx.dir, 'lo-profile')).href;
+    const outdir = join(ctx.dir, 'lo');
+    await execFileAsync('soffice', ['--headless', '--norestore', `-env:UserInstallation=${profile}`, '--convert-to', 'csv', '--outdir', outdir, failed], {
+      timeout: 120_000,
+    });
+    expect(await readFile(join(outdir, 'lo-fix-me.csv'), 'utf8')).toBe(await readFile(join(dir, 'libreoffice.csv'), 'utf8'));
+  }, 150_000);
 });
 
 describe('limits of a sheet', () => {
