@@ -2,7 +2,8 @@
 /**
  * `--new-since-last` at scale: a sandbox seeded with N clients (default 1,000,000) in its own
  * process. With no filter, run 1 reports every client (the state then holds N ids) and run 2
- * lists all N again and reports none; with `--status approved`, run 1 reports the approved
+ * lists all N again and reports none (a plain export of the same listing runs first, for
+ * reference); with `--status approved`, run 1 reports the approved
  * clients, the sandbox approves 1,000 more (its status call), run 2 reports exactly those.
  * Each export runs under `/usr/bin/time -v` for its peak RSS. Prints clients, state size, rows, time and peak RSS
  * per run. Not part of `npm test`: `npm run build && node scripts/new-since-last-bench.js [N]`.
@@ -79,6 +80,9 @@ const state = join(dir, 'all.state');
 const base = ['--new-since-last', state, '--page-size', '1000', '--columns', 'id,status,created_at'];
 try {
   const rows = [];
+  // The reference: the same listing as a plain export (no state), whose memory run 1 should match.
+  const plain = await timedExport(['--page-size', '1000', '--columns', 'id,status,created_at', '--out', join(dir, 'plain.csv.gz')], env);
+  rows.push(['plain export (no state)', plain]);
   const first = await timedExport([...base, '--out', join(dir, 'run1.csv.gz')], env);
   rows.push(['run 1 (every client)', first]);
   // Changes between the runs: 1,000 clients enter `approved`, 1,000 new ones arrive.
@@ -98,7 +102,8 @@ try {
   for (const [name, run] of rows) {
     const inc = run.summary.incremental;
     const listed = run.summary.account.received;
-    console.log(`| ${name} | ${listed} | ${run.summary.rows} | ${inc.reported} | ${(inc.stateBytes / 1e6).toFixed(2)} MB | ${run.wall} | ${run.rssMb} MB |`);
+    const state = inc ? `${inc.reported} | ${(inc.stateBytes / 1e6).toFixed(2)} MB` : '— | —';
+    console.log(`| ${name} | ${listed} | ${run.summary.rows} | ${state} | ${run.wall} | ${run.rssMb} MB |`);
   }
   console.log(`state files: ${(await stat(state)).size} and ${(await stat(approvedState)).size} bytes; header line: ${(await readFile(state)).subarray(0, 200).toString('latin1').split('\n')[1]}`);
 } finally {
