@@ -6,7 +6,8 @@
  * reference); with `--status approved`, run 1 reports the approved
  * clients, the sandbox approves 1,000 more (its status call), run 2 reports exactly those.
  * Each export runs under `/usr/bin/time -v` for its peak RSS. Prints clients, state size, rows, time and peak RSS
- * per run. Not part of `npm test`: `npm run build && node scripts/new-since-last-bench.js [N]`.
+ * per run. Not part of `npm test`: `npm run build && node scripts/new-since-last-bench.js [N] [export flags]`
+ * (flags such as `--prefetch 16` are added to every export).
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
@@ -16,6 +17,8 @@ import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
 const N = Number(process.argv[2] ?? 1_000_000);
+/** Flags added to every export, e.g. `--prefetch 16` to compare runs at the same pages in flight. */
+const EXTRA = process.argv.slice(3);
 const CHANGED = 1000;
 
 function startSandbox() {
@@ -37,7 +40,7 @@ function startSandbox() {
 /** One export under /usr/bin/time -v: its JSON summary, wall time and peak RSS. */
 function timedExport(args, env) {
   return new Promise((resolve, reject) => {
-    const child = spawn('/usr/bin/time', ['-v', process.execPath, BIN, 'export', ...args, '--json', '--quiet'], {
+    const child = spawn('/usr/bin/time', ['-v', process.execPath, BIN, 'export', ...args, ...EXTRA, '--json', '--quiet'], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -97,13 +100,15 @@ try {
   for (const id of entering) await post(sandbox, `/_sandbox/clients/${id}/status`, { status: 'approved' });
   const fourth = await timedExport([...approved, '--out', join(dir, 'approved2.csv.gz')], env);
   rows.push([`approved, run 2 (${entering.length} approved since)`, fourth]);
-  console.log('| run | clients listed | rows written | state ids | state file | wall | peak RSS |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log(`flags added to every export: ${EXTRA.join(' ') || 'none'}`);
+  console.log('| run | clients listed | rows written | state ids | state file | prefetch (settled, max) | wall | peak RSS |');
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const [name, run] of rows) {
     const inc = run.summary.incremental;
     const listed = run.summary.account.received;
     const state = inc ? `${inc.reported} | ${(inc.stateBytes / 1e6).toFixed(2)} MB` : '— | —';
-    console.log(`| ${name} | ${listed} | ${run.summary.rows} | ${state} | ${run.wall} | ${run.rssMb} MB |`);
+    const { mode, settled, max } = run.summary.prefetch;
+    console.log(`| ${name} | ${listed} | ${run.summary.rows} | ${state} | ${mode === 'auto' ? `auto: ${settled}, ${max}` : settled} | ${run.wall} | ${run.rssMb} MB |`);
   }
   console.log(`state files: ${(await stat(state)).size} and ${(await stat(approvedState)).size} bytes; header line: ${(await readFile(state)).subarray(0, 200).toString('latin1').split('\n')[1]}`);
 } finally {

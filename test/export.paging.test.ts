@@ -119,6 +119,31 @@ describe('servers the sandbox does not emulate', () => {
     await fake.close();
   });
 
+  it('ids a shift repeats on the next pages are written once; one repeated from far back is written again, counted', async () => {
+    // Pages of 10 from a listing that shifts as clients enter the filter ahead of the reader:
+    // by 2 before page 3 is served, by 1 more before page 4 (page 3 repeats 2 ids of page 2,
+    // page 4 one of page 3). The short last page, 9, also repeats an id of page 1, 8 pages back:
+    // beyond the pages whose ids are kept, it matches by its 64-bit print only.
+    const all = idRange('s', 0, 95);
+    const pageIds = (page: number): string[] => {
+      const start = page * 10 - (page >= 4 ? 3 : page === 3 ? 2 : 0);
+      const ids = all.slice(start, start + 10);
+      return page === 9 ? [all[15]!, ...ids] : ids;
+    };
+    const fake = await startFakeService((page) => ({ ids: pageIds(page) }));
+    const service = clientOf(fake);
+    const { ids, summary } = await exportIds(service, { pageSize: 10, prefetch: 3 });
+    await service.close();
+    await fake.close();
+    const written = new Set(ids);
+    // Nothing lost: every id the server listed is in the file.
+    expect(all.filter((id) => !written.has(id))).toEqual([]);
+    expect(ids.filter((id) => id === 's28' || id === 's29' || id === 's37')).toEqual(['s28', 's29', 's37']);
+    expect(ids.filter((id) => id === 's15')).toEqual(['s15', 's15']);
+    expect(summary).toMatchObject({ duplicatesDropped: 3, possibleRepeats: 1 });
+    expect(summary.account).toMatchObject({ duplicates: 3, written: ids.length });
+  });
+
   it('a 1-based server that serves page 0 as page 1: no error, every client once', async () => {
     const all = idRange('d', 0, 95);
     const fake = await startFakeService((page, size) => {
