@@ -51,8 +51,9 @@ function timedExport(args, env) {
     child.once('exit', (code) => {
       if (code !== 0) return reject(new Error(`export exited ${code}: ${stderr.slice(-2000)}`));
       const rssKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(stderr)?.[1]);
+      const cpu = ['User', 'System'].reduce((sum, kind) => sum + Number(new RegExp(`${kind} time \\(seconds\\): (\\S+)`).exec(stderr)?.[1]), 0);
       const wall = /Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)/.exec(stderr)?.[1];
-      resolve({ summary: JSON.parse(stdout), rssMb: Math.round(rssKb / 1024), wall });
+      resolve({ summary: JSON.parse(stdout), rssMb: Math.round(rssKb / 1024), wall, cpu: cpu.toFixed(1) });
     });
   });
 }
@@ -101,14 +102,14 @@ try {
   const fourth = await timedExport([...approved, '--out', join(dir, 'approved2.csv.gz')], env);
   rows.push([`approved, run 2 (${entering.length} approved since)`, fourth]);
   console.log(`flags added to every export: ${EXTRA.join(' ') || 'none'}`);
-  console.log('| run | clients listed | rows written | state ids | state file | prefetch (settled, max) | wall | peak RSS |');
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log('| run | clients listed | rows written | state ids | state file | prefetch (settled, max) | wall | CPU s | peak RSS |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const [name, run] of rows) {
     const inc = run.summary.incremental;
     const listed = run.summary.account.received;
     const state = inc ? `${inc.reported} | ${(inc.stateBytes / 1e6).toFixed(2)} MB` : '— | —';
     const { mode, settled, max } = run.summary.prefetch;
-    console.log(`| ${name} | ${listed} | ${run.summary.rows} | ${state} | ${mode === 'auto' ? `auto: ${settled}, ${max}` : settled} | ${run.wall} | ${run.rssMb} MB |`);
+    console.log(`| ${name} | ${listed} | ${run.summary.rows} | ${state} | ${mode === 'auto' ? `auto: ${settled}, ${max}` : settled} | ${run.wall} | ${run.cpu} | ${run.rssMb} MB |`);
   }
   console.log(`state files: ${(await stat(state)).size} and ${(await stat(approvedState)).size} bytes; header line: ${(await readFile(state)).subarray(0, 200).toString('latin1').split('\n')[1]}`);
 } finally {
