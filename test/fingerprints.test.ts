@@ -4,6 +4,7 @@
  * empty slot's mark) is stored like any other, and a table without values holds 8 bytes a slot.
  */
 import { describe, expect, it } from 'vitest';
+import { idHash } from '../src/export/id-set.js';
 import { fingerprint, PrintTable } from '../src/fingerprints.js';
 
 describe('PrintTable', () => {
@@ -43,5 +44,6 @@ describe('PrintTable', () => {
   it('prints the first 64 bits of the SHA-256, as the --new-since-last state hashes an id', () => {
     // sha256('abc') = ba7816bf 8f01cfea …
     expect(fingerprint('abc')).toEqual({ hi: 0xba7816bf, lo: 0x8f01cfea });
+    expect(idHash('abc')).toBe(0xba7816bf8f01cfean);
   });
 });

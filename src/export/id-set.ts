@@ -5,14 +5,15 @@
  * n²/2⁶⁵ (1 in 37 million for 1M clients); such a client would be taken as already reported
  * (docs/decisions.md). Loading, looking up and saving keep one copy of the ids: 8 bytes each.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { endianness } from 'node:os';
 
 /** The state file is little-endian; a typed array is in the machine's order. */
 const BIG_ENDIAN = endianness() === 'BE';
 
+/** The first 8 bytes of the id's SHA-256: the same 64 bits as the pager's fingerprint of it. */
 export function idHash(id: string): bigint {
-  return createHash('sha256').update(id, 'utf8').digest().readBigUInt64BE(0);
+  return hash('sha256', id, 'buffer').readBigUInt64BE(0);
 }
 
 /** Sorted, duplicate-free hashes; built once, then only read. */
