@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError, UsageError } from '../src/errors.js';
+import { newPagingStats, pageClients } from '../src/export/page.js';
 import { type ExportClientsOptions, exportClients } from '../src/export/run-export.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { createServiceClient, type ServiceClient } from '../src/service/client.js';
@@ -142,6 +143,24 @@ describe('servers the sandbox does not emulate', () => {
     expect(ids.filter((id) => id === 's15')).toEqual(['s15', 's15']);
     expect(summary).toMatchObject({ duplicatesDropped: 3, possibleRepeats: 1 });
     expect(summary.account).toMatchObject({ duplicates: 3, written: ids.length });
+  });
+
+  it('clients the run will skip are kept as their id alone from the moment their page arrives', async () => {
+    const all = idRange('k', 0, 25);
+    const fake = await startFakeService((page, size) => ({ ids: all.slice(page * size, (page + 1) * size) }));
+    const service = clientOf(fake);
+    const known = (id: string) => Number(id.slice(1)) % 2 === 0;
+    const pages = [];
+    for await (const page of pageClients({ service, filters: {}, pageSize: 10, prefetch: () => 4, known }, newPagingStats(10))) {
+      pages.push(page);
+    }
+    await service.close();
+    await fake.close();
+    const clients = pages.flatMap((page) => page.clients);
+    expect(clients.map((client) => client.id)).toEqual(all);
+    for (const client of clients) {
+      expect(client).toEqual(known(client.id) ? { id: client.id } : { id: client.id, name: `Client ${client.id}` });
+    }
   });
 
   it('a 1-based server that serves page 0 as page 1: no error, every client once', async () => {

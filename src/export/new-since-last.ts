@@ -124,6 +124,7 @@ export function startNewSinceLast(
   return {
     createdFrom: settings.createdFrom,
     createdTo: settings.createdTo ?? started.toISOString(),
+    known: (id) => reported.has(idHash(id)),
     select(clients: readonly Client[]) {
       const kept: Client[] = [];
       for (const client of clients) {
