@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { idHash } from '../src/export/id-set.js';
-import { fingerprint, PrintTable } from '../src/fingerprints.js';
+import { fingerprint, PrintTable, quickPrint } from '../src/fingerprints.js';
 
 describe('PrintTable', () => {
   it('keeps every print through growth and a one-off sizing; 8 bytes a slot without values', () => {
@@ -45,5 +45,18 @@ describe('PrintTable', () => {
     // sha256('abc') = ba7816bf 8f01cfea …
     expect(fingerprint('abc')).toEqual({ hi: 0xba7816bf, lo: 0x8f01cfea });
     expect(idHash('abc')).toBe(0xba7816bf8f01cfean);
+  });
+
+  it('the quick print is stable, uses both halves, and tells apart 200,000 ids one character apart', () => {
+    expect(quickPrint('cli_0001')).toEqual(quickPrint('cli_0001'));
+    const table = new PrintTable();
+    const his = new Set<number>();
+    for (let i = 0; i < 200_000; i++) {
+      const print = quickPrint(`cli_${i.toString().padStart(8, '0')}`);
+      his.add(print.hi);
+      expect(table.add(print)).toBeUndefined();
+    }
+    // Each half alone spreads too (32 bits over 200,000 ids: a few shared at most).
+    expect(his.size).toBeGreaterThan(199_900);
   });
 });

@@ -32,8 +32,8 @@ export interface IncrementalSummary {
 export interface IncrementalRun {
   createdFrom: string | undefined;
   createdTo: string;
-  /** Clients `select` will drop whatever else happens (their page may keep them as ids alone). */
-  known?: ((id: string) => boolean) | undefined;
+  /** What a page keeps of a client while it waits for the writer (`select` then reads that). */
+  slim?: ((client: Client) => Client) | undefined;
   /** The clients of a page to write; records them as written. */
   select(clients: readonly Client[]): Client[];
   /** After the output was committed: a failed or killed run leaves the old state. */

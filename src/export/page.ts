@@ -16,7 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { AuthError, ServiceError, StoppedError, UsageError } from '../errors.js';
-import { fingerprint, PrintTable } from '../fingerprints.js';
+import { PrintTable, quickPrint } from '../fingerprints.js';
 import type { ServiceClient } from '../service/client.js';
 import type { Client, ListClientsQuery, ListPage } from '../service/schemas.js';
 
@@ -29,11 +29,11 @@ export interface PageClientsOptions {
   prefetch: () => number;
   signal?: AbortSignal | undefined;
   /**
-   * Clients the run skips on whatever page they come (`--new-since-last`: already reported):
-   * kept as their id alone from the moment their page arrives, so the pages prefetched ahead of
-   * the writer hold a few bytes for each of them, not the whole client.
+   * What a page keeps of each client from the moment it arrives (`--new-since-last`: the id
+   * alone of a client already reported), so the pages prefetched ahead of the writer hold a few
+   * bytes for each client the run will skip, not the whole client.
    */
-  known?: ((id: string) => boolean) | undefined;
+  slim?: ((client: Client) => Client) | undefined;
 }
 
 export interface FetchedPage {
@@ -88,15 +88,14 @@ export async function* pageClients(
   options: PageClientsOptions,
   stats: PagingStats,
 ): AsyncGenerator<FetchedPage> {
-  const { service, filters, pageSize, prefetch, signal, known } = options;
+  const { service, filters, pageSize, prefetch, signal, slim } = options;
   const fetchPage = (page: number): Promise<ListPage> => {
     stats.requests++;
     stats.inFlight++;
     return service.listClients({ ...filters, page, size: pageSize }).then(
       (reply) => {
         stats.inFlight--;
-        if (!known) return reply.data;
-        return { ...reply.data, clients: reply.data.clients.map((client) => (known(client.id) ? { id: client.id } : client)) };
+        return slim ? { ...reply.data, clients: reply.data.clients.map(slim) } : reply.data;
       },
       (error: unknown) => {
         stats.inFlight--;
@@ -241,7 +240,7 @@ class SeenPages {
         stats.duplicates++;
         continue;
       }
-      if (this.#prints.add(fingerprint(client.id)) === undefined) printed++;
+      if (this.#prints.add(quickPrint(client.id)) === undefined) printed++;
       else stats.unverified++;
       fresh.push(client);
     }

@@ -106,7 +106,7 @@ async function writePages(
         pageSize: settings.pageSize,
         prefetch: () => prefetch.current,
         signal: options.signal,
-        known: plan.incremental?.known,
+        slim: plan.incremental?.slim,
       },
       stats,
     );
