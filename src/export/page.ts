@@ -184,7 +184,7 @@ const RECENT_PAGES = 4;
 /**
  * The ids written so far, a digest of every page's id set, to tell repeats from progress.
  * Memory stays flat whatever the export's size: the last RECENT_PAGES pages' ids exactly, every
- * id as a 64-bit fingerprint (8–20 bytes a client, fingerprints.ts), and a digest per page.
+ * id as a quick 64-bit print (10–20 bytes a client, fingerprints.ts), and a digest per page.
  * A repeat is dropped only when its id is among the recent pages' ids: a client whose print
  * matches an older page is written (a 64-bit twin of another id, ~2.7·10⁻⁸ for a million, or
  * a repeat from further back than the shifts above) and counted in `stats.unverified`; it
