@@ -2,10 +2,12 @@
 /**
  * `--new-since-last` at scale: a sandbox seeded with N clients (default 1,000,000) in its own
  * process. With no filter, run 1 reports every client (the state then holds N ids) and run 2
- * lists all N again and reports none; with `--status approved`, run 1 reports the approved
+ * lists all N again and reports none (a plain export of the same listing runs first, for
+ * reference); with `--status approved`, run 1 reports the approved
  * clients, the sandbox approves 1,000 more (its status call), run 2 reports exactly those.
  * Each export runs under `/usr/bin/time -v` for its peak RSS. Prints clients, state size, rows, time and peak RSS
- * per run. Not part of `npm test`: `npm run build && node scripts/new-since-last-bench.js [N]`.
+ * per run. Not part of `npm test`: `npm run build && node scripts/new-since-last-bench.js [N] [export flags]`
+ * (flags such as `--prefetch 16` are added to every export).
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
@@ -15,6 +17,8 @@ import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../dist/bin.cjs', import.meta.url));
 const N = Number(process.argv[2] ?? 1_000_000);
+/** Flags added to every export, e.g. `--prefetch 16` to compare runs at the same pages in flight. */
+const EXTRA = process.argv.slice(3);
 const CHANGED = 1000;
 
 function startSandbox() {
@@ -36,7 +40,7 @@ function startSandbox() {
 /** One export under /usr/bin/time -v: its JSON summary, wall time and peak RSS. */
 function timedExport(args, env) {
   return new Promise((resolve, reject) => {
-    const child = spawn('/usr/bin/time', ['-v', process.execPath, BIN, 'export', ...args, '--json', '--quiet'], {
+    const child = spawn('/usr/bin/time', ['-v', process.execPath, BIN, 'export', ...args, ...EXTRA, '--json', '--quiet'], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -47,8 +51,9 @@ function timedExport(args, env) {
     child.once('exit', (code) => {
       if (code !== 0) return reject(new Error(`export exited ${code}: ${stderr.slice(-2000)}`));
       const rssKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(stderr)?.[1]);
+      const cpu = ['User', 'System'].reduce((sum, kind) => sum + Number(new RegExp(`${kind} time \\(seconds\\): (\\S+)`).exec(stderr)?.[1]), 0);
       const wall = /Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)/.exec(stderr)?.[1];
-      resolve({ summary: JSON.parse(stdout), rssMb: Math.round(rssKb / 1024), wall });
+      resolve({ summary: JSON.parse(stdout), rssMb: Math.round(rssKb / 1024), wall, cpu: cpu.toFixed(1) });
     });
   });
 }
@@ -79,6 +84,9 @@ const state = join(dir, 'all.state');
 const base = ['--new-since-last', state, '--page-size', '1000', '--columns', 'id,status,created_at'];
 try {
   const rows = [];
+  // The reference: the same listing as a plain export (no state), whose memory run 1 should match.
+  const plain = await timedExport(['--page-size', '1000', '--columns', 'id,status,created_at', '--out', join(dir, 'plain.csv.gz')], env);
+  rows.push(['plain export (no state)', plain]);
   const first = await timedExport([...base, '--out', join(dir, 'run1.csv.gz')], env);
   rows.push(['run 1 (every client)', first]);
   // Changes between the runs: 1,000 clients enter `approved`, 1,000 new ones arrive.
@@ -93,12 +101,15 @@ try {
   for (const id of entering) await post(sandbox, `/_sandbox/clients/${id}/status`, { status: 'approved' });
   const fourth = await timedExport([...approved, '--out', join(dir, 'approved2.csv.gz')], env);
   rows.push([`approved, run 2 (${entering.length} approved since)`, fourth]);
-  console.log('| run | clients listed | rows written | state ids | state file | wall | peak RSS |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log(`flags added to every export: ${EXTRA.join(' ') || 'none'}`);
+  console.log('| run | clients listed | rows written | state ids | state file | prefetch (settled, max) | wall | CPU s | peak RSS |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const [name, run] of rows) {
     const inc = run.summary.incremental;
     const listed = run.summary.account.received;
-    console.log(`| ${name} | ${listed} | ${run.summary.rows} | ${inc.reported} | ${(inc.stateBytes / 1e6).toFixed(2)} MB | ${run.wall} | ${run.rssMb} MB |`);
+    const state = inc ? `${inc.reported} | ${(inc.stateBytes / 1e6).toFixed(2)} MB` : '— | —';
+    const { mode, settled, max } = run.summary.prefetch;
+    console.log(`| ${name} | ${listed} | ${run.summary.rows} | ${state} | ${mode === 'auto' ? `auto: ${settled}, ${max}` : settled} | ${run.wall} | ${run.cpu} | ${run.rssMb} MB |`);
   }
   console.log(`state files: ${(await stat(state)).size} and ${(await stat(approvedState)).size} bytes; header line: ${(await readFile(state)).subarray(0, 200).toString('latin1').split('\n')[1]}`);
 } finally {

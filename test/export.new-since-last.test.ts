@@ -6,7 +6,7 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HashList, idHash, SortedIds } from '../src/export/id-set.js';
+import { HashList, idHash, ReportedIds, SortedIds } from '../src/export/id-set.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { exportCli, parseCsv } from './export.helpers.js';
 import { makeTempDir } from './helpers.js';
@@ -131,22 +131,28 @@ describe('ccs-bulk export --new-since-last', () => {
 });
 
 describe('the id set', () => {
-  it('8 bytes an id, sorted; union, lookups and the file form agree with a Set of the ids', () => {
-    const ids = Array.from({ length: 5000 }, (_, i) => `cli_${i.toString(36)}`);
+  it('8 bytes an id, sorted; lookups, the merged runs and the file form agree with a Set of the ids', () => {
+    const ids = Array.from({ length: 20_000 }, (_, i) => `cli_${i.toString(36)}`);
     const list = new HashList();
     for (const id of ids.slice(0, 3000)) list.push(idHash(id));
     list.push(idHash(ids[0]!));
     const first = list.toSorted();
     expect(first.size).toBe(3000);
     const second = new HashList();
-    for (const id of ids.slice(2000)) second.push(idHash(id));
-    const union = first.union(second.toSorted());
-    expect(union.size).toBe(5000);
-    const bytes = union.toBuffer();
-    expect(bytes.length).toBe(5000 * 8);
+    for (const id of ids.slice(3000)) second.push(idHash(id));
+    const both = new ReportedIds([first, second.toSorted()]);
+    expect(both.size).toBe(20_000);
+    expect(ids.every((id) => both.has(idHash(id)))).toBe(true);
+    expect(both.has(idHash('cli_other'))).toBe(false);
+    // Merged a chunk at a time (several chunks here), in order, as the state file holds them.
+    const chunks = [...both.chunks(4096)];
+    expect(chunks.length).toBe(5);
+    const bytes = Buffer.concat(chunks);
+    expect(bytes.length).toBe(20_000 * 8);
     const back = SortedIds.fromBuffer(bytes)!;
+    expect(back.size).toBe(20_000);
     expect(ids.every((id) => back.has(idHash(id)))).toBe(true);
-    expect(back.has(idHash('cli_other'))).toBe(false);
     expect(SortedIds.fromBuffer(Buffer.concat([bytes.subarray(8), bytes.subarray(0, 8)]))).toBeUndefined();
+    expect(SortedIds.fromBuffer(bytes.subarray(0, 12))).toBeUndefined();
   });
 });

@@ -4,9 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError, UsageError } from '../src/errors.js';
+import { newPagingStats, pageClients } from '../src/export/page.js';
 import { type ExportClientsOptions, exportClients } from '../src/export/run-export.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { createServiceClient, type ServiceClient } from '../src/service/client.js';
+import type { Client } from '../src/service/schemas.js';
 import { collector, expectedIds, idRange, parseCsv, startFakeService } from './export.helpers.js';
 
 const SEED = 3000;
@@ -117,6 +119,50 @@ describe('servers the sandbox does not emulate', () => {
     await expect(exportIds(service, { pageSize: 18 })).rejects.toMatchObject({ code: 'repeated_page' });
     await service.close();
     await fake.close();
+  });
+
+  it('ids a shift repeats on the next pages are written once; one repeated from far back is written again, counted', async () => {
+    // Pages of 10 from a listing that shifts as clients enter the filter ahead of the reader:
+    // by 2 before page 3 is served, by 1 more before page 4 (page 3 repeats 2 ids of page 2,
+    // page 4 one of page 3). The short last page, 9, also repeats an id of page 1, 8 pages back:
+    // beyond the pages whose ids are kept, it matches by its 64-bit print only.
+    const all = idRange('s', 0, 95);
+    const pageIds = (page: number): string[] => {
+      const start = page * 10 - (page >= 4 ? 3 : page === 3 ? 2 : 0);
+      const ids = all.slice(start, start + 10);
+      return page === 9 ? [all[15]!, ...ids] : ids;
+    };
+    const fake = await startFakeService((page) => ({ ids: pageIds(page) }));
+    const service = clientOf(fake);
+    const { ids, summary } = await exportIds(service, { pageSize: 10, prefetch: 3 });
+    await service.close();
+    await fake.close();
+    const written = new Set(ids);
+    // Nothing lost: every id the server listed is in the file.
+    expect(all.filter((id) => !written.has(id))).toEqual([]);
+    expect(ids.filter((id) => id === 's28' || id === 's29' || id === 's37')).toEqual(['s28', 's29', 's37']);
+    expect(ids.filter((id) => id === 's15')).toEqual(['s15', 's15']);
+    expect(summary).toMatchObject({ duplicatesDropped: 3, possibleRepeats: 1 });
+    expect(summary.account).toMatchObject({ duplicates: 3, written: ids.length });
+  });
+
+  it('a page keeps of each client what `slim` leaves of it, from the moment it arrives', async () => {
+    const all = idRange('k', 0, 25);
+    const fake = await startFakeService((page, size) => ({ ids: all.slice(page * size, (page + 1) * size) }));
+    const service = clientOf(fake);
+    const known = (id: string) => Number(id.slice(1)) % 2 === 0;
+    const slim = (client: Client): Client => (known(client.id) ? { id: client.id } : client);
+    const pages = [];
+    for await (const page of pageClients({ service, filters: {}, pageSize: 10, prefetch: () => 4, slim }, newPagingStats(10))) {
+      pages.push(page);
+    }
+    await service.close();
+    await fake.close();
+    const clients = pages.flatMap((page) => page.clients);
+    expect(clients.map((client) => client.id)).toEqual(all);
+    for (const client of clients) {
+      expect(client).toEqual(known(client.id) ? { id: client.id } : { id: client.id, name: `Client ${client.id}` });
+    }
   });
 
   it('a 1-based server that serves page 0 as page 1: no error, every client once', async () => {

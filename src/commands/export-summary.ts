@@ -29,6 +29,12 @@ export function formatExportSummary(summary: ExportSummary): string {
   if (summary.duplicatesDropped > 0) {
     lines.push(`  ${counted(summary.duplicatesDropped, 'client')} sent again by the service written once`);
   }
+  if (summary.possibleRepeats > 0) {
+    lines.push(
+      `  ${counted(summary.possibleRepeats, 'client')} written although the id matched, by its 64-bit fingerprint, one written ` +
+        'several pages before: a rare fingerprint twin, or the service repeating a client from far back (the file may hold it twice)',
+    );
+  }
   return `${lines.join('\n')}\n`;
 }
 

@@ -2,12 +2,18 @@
  * A compact set of client ids for `--new-since-last`: each id is kept as the first 8 bytes of
  * its SHA-256 (a 64-bit number), sorted and packed, so 1M clients take 8 MB in memory and on
  * disk, and a lookup is a binary search. Two distinct ids share a hash with odds of about
- * n²/2⁶⁵ (1 in 37 million for 1M clients); such a client would be taken as already reported.
+ * n²/2⁶⁵ (1 in 37 million for 1M clients); such a client would be taken as already reported
+ * (docs/decisions.md). Loading, looking up and saving keep one copy of the ids: 8 bytes each.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
+import { endianness } from 'node:os';
 
+/** The state file is little-endian; a typed array is in the machine's order. */
+const BIG_ENDIAN = endianness() === 'BE';
+
+/** The first 8 bytes of the id's SHA-256: the same 64 bits as the pager's fingerprint of it. */
 export function idHash(id: string): bigint {
-  return createHash('sha256').update(id, 'utf8').digest().readBigUInt64BE(0);
+  return hash('sha256', id, 'buffer').readBigUInt64BE(0);
 }
 
 /** Sorted, duplicate-free hashes; built once, then only read. */
@@ -22,14 +28,19 @@ export class SortedIds {
     return new SortedIds(new BigUint64Array(0));
   }
 
-  /** Hashes in any order, repeats allowed. */
+  /** Hashes in any order, repeats allowed; sorted in place, no copy (the caller's array is taken). */
   static of(hashes: BigUint64Array): SortedIds {
-    const sorted = hashes.slice().sort();
+    hashes.sort();
     let kept = 0;
-    for (let i = 0; i < sorted.length; i++) {
-      if (i === 0 || sorted[i] !== sorted[kept - 1]) sorted[kept++] = sorted[i]!;
+    for (let i = 0; i < hashes.length; i++) {
+      if (i === 0 || hashes[i] !== hashes[kept - 1]) hashes[kept++] = hashes[i]!;
     }
-    return new SortedIds(sorted.slice(0, kept));
+    return new SortedIds(hashes.subarray(0, kept));
+  }
+
+  /** The hashes, in order (read only). */
+  get hashes(): BigUint64Array {
+    return this.#hashes;
   }
 
   get size(): number {
@@ -50,46 +61,67 @@ export class SortedIds {
     return false;
   }
 
-  /** The union, still sorted (a merge: no re-sort of the larger side). */
-  union(other: SortedIds): SortedIds {
-    const a = this.#hashes;
-    const b = other.#hashes;
-    const out = new BigUint64Array(a.length + b.length);
-    let i = 0;
-    let j = 0;
-    let n = 0;
-    while (i < a.length || j < b.length) {
-      const x = i < a.length ? a[i]! : undefined;
-      const y = j < b.length ? b[j]! : undefined;
-      let next: bigint;
-      if (y === undefined || (x !== undefined && x < y)) next = a[i++]!;
-      else if (x === undefined || y < x) next = b[j++]!;
-      else {
-        next = x;
-        i++;
-        j++;
-      }
-      out[n++] = next;
-    }
-    return new SortedIds(out.slice(0, n));
-  }
-
-  /** 8 bytes a hash, little-endian. */
-  toBuffer(): Buffer {
-    const buffer = Buffer.alloc(this.#hashes.length * 8);
-    for (let i = 0; i < this.#hashes.length; i++) buffer.writeBigUInt64LE(this.#hashes[i]!, i * 8);
-    return buffer;
-  }
-
-  /** The inverse of toBuffer; undefined when the bytes are not sorted, distinct hashes. */
+  /** 8 bytes a hash, little-endian (the state's form); undefined when the bytes are not sorted, distinct hashes. */
   static fromBuffer(buffer: Buffer): SortedIds | undefined {
     if (buffer.length % 8 !== 0) return undefined;
     const hashes = new BigUint64Array(buffer.length / 8);
-    for (let i = 0; i < hashes.length; i++) {
-      hashes[i] = buffer.readBigUInt64LE(i * 8);
-      if (i > 0 && hashes[i]! <= hashes[i - 1]!) return undefined;
+    new Uint8Array(hashes.buffer).set(buffer);
+    return SortedIds.checked(hashes);
+  }
+
+  /**
+   * Hashes read as raw little-endian bytes into their own array (no second copy of a state);
+   * undefined when they are not sorted and distinct.
+   */
+  static checked(hashes: BigUint64Array): SortedIds | undefined {
+    if (BIG_ENDIAN) {
+      const view = new DataView(hashes.buffer, hashes.byteOffset, hashes.byteLength);
+      for (let i = 0; i < hashes.length; i++) hashes[i] = view.getBigUint64(i * 8, true);
     }
+    for (let i = 1; i < hashes.length; i++) if (hashes[i]! <= hashes[i - 1]!) return undefined;
     return new SortedIds(hashes);
+  }
+}
+
+/**
+ * The ids already reported, as the state keeps them: disjoint sorted runs (the files before the
+ * last one, the last one's own), looked up in each rather than merged into a third copy.
+ */
+export class ReportedIds {
+  readonly #runs: readonly SortedIds[];
+
+  constructor(runs: readonly SortedIds[]) {
+    this.#runs = runs.filter((run) => run.size > 0);
+  }
+
+  get size(): number {
+    return this.#runs.reduce((sum, run) => sum + run.size, 0);
+  }
+
+  has(hash: bigint): boolean {
+    return this.#runs.some((run) => run.has(hash));
+  }
+
+  /** The runs merged in order, as little-endian bytes, a chunk at a time (memory stays flat). */
+  *chunks(chunkHashes = 8192): Generator<Buffer> {
+    const runs = this.#runs.map((run) => run.hashes);
+    const at = runs.map(() => 0);
+    let chunk = Buffer.alloc(chunkHashes * 8);
+    let n = 0;
+    for (;;) {
+      let pick = -1;
+      for (let r = 0; r < runs.length; r++) {
+        if (at[r]! < runs[r]!.length && (pick === -1 || runs[r]![at[r]!]! < runs[pick]![at[pick]!]!)) pick = r;
+      }
+      if (pick === -1) break;
+      chunk.writeBigUInt64LE(runs[pick]![at[pick]!++]!, n++ * 8);
+      if (n === chunkHashes) {
+        yield chunk;
+        chunk = Buffer.alloc(chunkHashes * 8);
+        n = 0;
+      }
+    }
+    if (n > 0) yield chunk.subarray(0, n * 8);
   }
 }
 
@@ -111,6 +143,7 @@ export class HashList {
     return this.#length;
   }
 
+  /** Sorted in place: call once, when the list is complete. */
   toSorted(): SortedIds {
     return SortedIds.of(this.#hashes.subarray(0, this.#length));
   }

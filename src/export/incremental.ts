@@ -32,6 +32,8 @@ export interface IncrementalSummary {
 export interface IncrementalRun {
   createdFrom: string | undefined;
   createdTo: string;
+  /** What a page keeps of a client while it waits for the writer (`select` then reads that). */
+  slim?: ((client: Client) => Client) | undefined;
   /** The clients of a page to write; records them as written. */
   select(clients: readonly Client[]): Client[];
   /** After the output was committed: a failed or killed run leaves the old state. */

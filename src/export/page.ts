@@ -11,10 +11,12 @@
  *   GETs, harmless), and their errors with them;
  * - a page with the same ids as an earlier one, or pages that keep bringing nothing new, fail
  *   loudly (ServiceError, exit 1) instead of looping forever;
- * - every id is yielded once, whatever the server repeats (a Set of the ids written).
+ * - a repeated id is yielded once: one the listing shifted onto a neighbouring page is dropped;
+ *   memory stays flat (SeenPages: recent pages' ids, 64-bit prints of the others).
  */
 import { createHash } from 'node:crypto';
 import { AuthError, ServiceError, StoppedError, UsageError } from '../errors.js';
+import { PrintTable, quickPrint } from '../fingerprints.js';
 import type { ServiceClient } from '../service/client.js';
 import type { Client, ListClientsQuery, ListPage } from '../service/schemas.js';
 
@@ -26,6 +28,12 @@ export interface PageClientsOptions {
   pageSize: number;
   prefetch: () => number;
   signal?: AbortSignal | undefined;
+  /**
+   * What a page keeps of each client from the moment it arrives (`--new-since-last`: the id
+   * alone of a client already reported), so the pages prefetched ahead of the writer hold a few
+   * bytes for each client the run will skip, not the whole client.
+   */
+  slim?: ((client: Client) => Client) | undefined;
 }
 
 export interface FetchedPage {
@@ -46,6 +54,11 @@ export interface PagingStats {
   requests: number;
   /** Clients dropped because their id had already been written. */
   duplicates: number;
+  /**
+   * Clients written although their id's 64-bit print matched one written on an older page:
+   * another id with the same print, or a repeat from further back than the pager keeps ids.
+   */
+  unverified: number;
   /** Pages requested and not answered yet. */
   inFlight: number;
   /** True while the writer waits for the next page: the network, not the writer, is behind. */
@@ -60,7 +73,7 @@ const MAX_STALE_PAGES = 3;
 type Settled = { ok: true; page: ListPage } | { ok: false; error: unknown };
 
 export function newPagingStats(pageSize: number): PagingStats {
-  return { pageBase: undefined, pageSize, pages: 0, requests: 0, duplicates: 0, inFlight: 0, waiting: false, endPage: undefined };
+  return { pageBase: undefined, pageSize, pages: 0, requests: 0, duplicates: 0, unverified: 0, inFlight: 0, waiting: false, endPage: undefined };
 }
 
 /**
@@ -75,14 +88,14 @@ export async function* pageClients(
   options: PageClientsOptions,
   stats: PagingStats,
 ): AsyncGenerator<FetchedPage> {
-  const { service, filters, pageSize, prefetch, signal } = options;
+  const { service, filters, pageSize, prefetch, signal, slim } = options;
   const fetchPage = (page: number): Promise<ListPage> => {
     stats.requests++;
     stats.inFlight++;
     return service.listClients({ ...filters, page, size: pageSize }).then(
       (reply) => {
         stats.inFlight--;
-        return reply.data;
+        return slim ? { ...reply.data, clients: reply.data.clients.map(slim) } : reply.data;
       },
       (error: unknown) => {
         stats.inFlight--;
@@ -159,10 +172,29 @@ export async function* pageClients(
   }
 }
 
-/** The ids written so far and a digest of every page's id set, to tell repeats from progress. */
+/**
+ * Pages whose ids are kept exactly, to drop repeats. A repeat comes from the listing shifting
+ * between two requests (clients entering or leaving the filter ahead of the page read): a
+ * shift of k clients repeats up to k ids across neighbouring pages, so the last few pages hold
+ * them unless more than (RECENT_PAGES − 1) pages' worth entered the filter between two pages
+ * being served.
+ */
+const RECENT_PAGES = 4;
+
+/**
+ * The ids written so far, a digest of every page's id set, to tell repeats from progress.
+ * Memory stays flat whatever the export's size: the last RECENT_PAGES pages' ids exactly, every
+ * id as a quick 64-bit print (10–20 bytes a client, fingerprints.ts), and a digest per page.
+ * A repeat is dropped only when its id is among the recent pages' ids: a client whose print
+ * matches an older page is written (a 64-bit twin of another id, ~2.7·10⁻⁸ for a million, or
+ * a repeat from further back than the shifts above) and counted in `stats.unverified`; it
+ * is never dropped on a print alone.
+ */
 class SeenPages {
-  readonly #ids = new Set<string>();
+  readonly #prints = new PrintTable();
+  readonly #recent: Set<string>[] = [];
   readonly #digests = new Map<string, number>();
+  #written = 0;
   #stale = 0;
 
   accept(number: number, clients: Client[], base: 0 | 1, stats: PagingStats): FetchedPage | 'clamped' {
@@ -173,22 +205,17 @@ class SeenPages {
         if (base === 0 && number === 1 && earlier === 0) return 'clamped';
         throw new ServiceError(
           `the service returned page ${number} with the same ${clients.length} clients as page ${earlier}: ` +
-            `it does not page as documented, so the export stopped instead of looping (${this.#ids.size} clients read)`,
+            `it does not page as documented, so the export stopped instead of looping (${this.#written} clients read)`,
           { type: 'bad_response' },
           { code: 'repeated_page' },
         );
       }
       this.#digests.set(digest, number);
     }
-    const fresh: Client[] = [];
-    for (const client of clients) {
-      if (this.#ids.has(client.id)) stats.duplicates++;
-      else {
-        this.#ids.add(client.id);
-        fresh.push(client);
-      }
-    }
-    this.#stale = fresh.length === 0 && clients.length >= stats.pageSize ? this.#stale + 1 : 0;
+    const { fresh, printed } = this.#sort(clients, stats);
+    this.#written += fresh.length;
+    // Progress is a new print: a server cycling through older ids, in any order, is not.
+    this.#stale = printed === 0 && clients.length >= stats.pageSize ? this.#stale + 1 : 0;
     if (this.#stale >= MAX_STALE_PAGES) {
       throw new ServiceError(
         `the service returned ${MAX_STALE_PAGES} full pages in a row (up to page ${number}) holding only clients already ` +
@@ -198,6 +225,28 @@ class SeenPages {
       );
     }
     return { number, clients: fresh, received: clients.length };
+  }
+
+  /** The page's clients to write, and how many of them had a print not seen before. */
+  #sort(clients: Client[], stats: PagingStats): { fresh: Client[]; printed: number } {
+    const page = new Set<string>();
+    const fresh: Client[] = [];
+    let printed = 0;
+    for (const client of clients) {
+      const repeat = page.has(client.id) || this.#recent.some((ids) => ids.has(client.id));
+      // Every id of the page, repeats too: a shift repeating an id over several pages is seen.
+      page.add(client.id);
+      if (repeat) {
+        stats.duplicates++;
+        continue;
+      }
+      if (this.#prints.add(quickPrint(client.id)) === undefined) printed++;
+      else stats.unverified++;
+      fresh.push(client);
+    }
+    this.#recent.push(page);
+    if (this.#recent.length > RECENT_PAGES) this.#recent.shift();
+    return { fresh, printed };
   }
 }
 

@@ -101,7 +101,14 @@ async function writePages(
     const head = encoder.start();
     if (head !== '') await output.write(head);
     const pagesIn = pageClients(
-      { service: options.service, filters: plan.filters, pageSize: settings.pageSize, prefetch: () => prefetch.current, signal: options.signal },
+      {
+        service: options.service,
+        filters: plan.filters,
+        pageSize: settings.pageSize,
+        prefetch: () => prefetch.current,
+        signal: options.signal,
+        slim: plan.incremental?.slim,
+      },
       stats,
     );
     for await (const page of pagesIn) {

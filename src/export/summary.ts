@@ -25,6 +25,12 @@ export interface ExportSummary {
   replaced: boolean;
   /** Clients the server sent again (already written) and that were dropped. */
   duplicatesDropped: number;
+  /**
+   * Clients written although their id's 64-bit fingerprint matched a client written more than a
+   * few pages before: another id with the same print (odds ~2.7·10⁻⁸ for a million clients),
+   * or the service repeating a client from far back. Normally 0; never dropped on a print alone.
+   */
+  possibleRepeats: number;
   pageBase: 0 | 1 | undefined;
   pageSize: number;
   /** Pages requested ahead of the writer: fixed, or where `auto` settled. */
@@ -77,6 +83,7 @@ export function summarize(plan: ExportPlan, settings: CheckedSettings, run: RunF
     pages: run.stats.pages,
     requests: run.stats.requests,
     duplicatesDropped: run.stats.duplicates,
+    possibleRepeats: run.stats.unverified,
     pageBase: run.stats.pageBase,
     pageSize: run.stats.pageSize,
     prefetch: run.prefetch,
