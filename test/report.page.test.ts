@@ -11,8 +11,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIELDS } from '../src/import/fields.js';
 import { ReportNotes } from '../src/report/collect.js';
+import { esc } from '../src/report/html.js';
 import { classifyIssue, fixOf, suggestionIn } from '../src/report/problems.js';
 import { Timeline } from '../src/report/timeline.js';
+import { shellQuote } from '../src/resume-command.js';
 import { cli } from './cli-in-process.js';
 import { readResults, ROOT, useSandbox } from './helpers.js';
 import { BULK_INVALID, HOSTILE, HOSTILE_COUNTS, hostileCsv, pageCounts } from './report.helpers.js';
@@ -127,7 +129,9 @@ describe('import --report', () => {
     // Rows are signed in parallel: which two reach the wire first varies. Each failed row's date is marked.
     for (const line of failed) expect(html).toContain(`<mark><bdi>2024-05-0${line[0]}</bdi></mark>`);
     expect(html).toMatch(/id="stopped".*<code>max_errors<\/code>/s);
-    expect(html).toMatch(/<pre class="command"><code>ccs-bulk import .*dated\.csv --report .*run\.html --max-errors 2 --concurrency 1 --json --quiet --resume<\/code><\/pre>/);
+    // As typed, paths quoted as a shell needs them (a TMPDIR may hold a space), then escaped for HTML.
+    const resume = `ccs-bulk import ${shellQuote(input)} --report ${shellQuote(report)} --max-errors 2 --concurrency 1 --json --quiet --resume`;
+    expect(html).toContain(`<pre class="command"><code>${esc(resume)}</code></pre>`);
     expect(html).toContain('id="chart"');
   });
 });
