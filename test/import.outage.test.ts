@@ -97,8 +97,10 @@ describe('export through an outage', () => {
     const slow = await startSandbox({ latencyMs: 15, seed: 500, verifySignatures: false });
     try {
       slow.setFaults({ outage: { atMs: 150, forMs: 2500, kind: '503' } });
-      // One page at a time: 50 pages of 15 ms each outlast the 150 ms before the outage on any machine.
-      const run = await runCli(['export', '--format', 'jsonl', '--page-size', '10', '--prefetch', '1', '--progress-interval', '3600'], {
+      // Four pages at a time: their four failures and one retry (within its first backoff, 200 ms at
+      // most) are the five in a row that open the breaker, however slowly a busy machine retries;
+      // 100 pages of 15 ms, four at a time, outlast the 150 ms before the outage on any machine.
+      const run = await runCli(['export', '--format', 'jsonl', '--page-size', '5', '--prefetch', '4', '--progress-interval', '3600'], {
         env: { CCS_BASE_URL: slow.url, CCS_TOKEN: slow.token },
       });
       expect(run.code).toBe(0);
