@@ -10,7 +10,11 @@ export function capture() {
   return { stream, text: () => text };
 }
 
-export async function waitFor(predicate: () => boolean, ms = 20_000): Promise<void> {
+/**
+ * Polls `predicate` until it holds. The deadline is only a bound below the test's own timeout:
+ * a sandbox that makes its RSA-4096 key first can take 20 s beside other CPU-heavy work.
+ */
+export async function waitFor(predicate: () => boolean, ms = 50_000): Promise<void> {
   const until = Date.now() + ms;
   while (!predicate()) {
     if (Date.now() > until) throw new Error('timed out');
