@@ -16,7 +16,7 @@ import { classifyIssue, fixOf, suggestionIn } from '../src/report/problems.js';
 import { Timeline } from '../src/report/timeline.js';
 import { shellQuote } from '../src/resume-command.js';
 import { cli } from './cli-in-process.js';
-import { readResults, ROOT, useSandbox } from './helpers.js';
+import { expectNoneOf, readResults, ROOT, useSandbox } from './helpers.js';
 import { BULK_INVALID, HOSTILE, HOSTILE_COUNTS, hostileCsv, pageCounts } from './report.helpers.js';
 
 // Its dates are refused by name (400 parameter_unknown, param application_date): rows the service fails.
@@ -132,6 +132,8 @@ describe('import --report', () => {
     // As typed, paths quoted as a shell needs them (a TMPDIR may hold a space), then escaped for HTML.
     const resume = `ccs-bulk import ${shellQuote(input)} --report ${shellQuote(report)} --max-errors 2 --concurrency 1 --json --quiet --resume`;
     expect(html).toContain(`<pre class="command"><code>${esc(resume)}</code></pre>`);
+    // The token (from the environment) and the signing key stay out of the page.
+    expectNoneOf(html, [ctx.sandbox.token]);
     expect(html).toContain('id="chart"');
   });
 });
