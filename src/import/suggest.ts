@@ -5,9 +5,8 @@
  * Called only for values already rejected, so the valid rows of a large file pay nothing.
  */
 import { createRequire } from 'node:module';
-import countries from 'i18n-iso-countries';
 import { editDistance } from '../suggest.js';
-import { memoize } from './normalize.js';
+import { countries, memoize } from './normalize.js';
 
 export { editDistance };
 
