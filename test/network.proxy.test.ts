@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bypassesProxy, proxyEnvFrom, proxyFor } from '../src/service/dispatcher.js';
-import { CLIENT_HEADER, readResults, runCli, useSandbox, validRows } from './helpers.js';
+import { CLIENT_HEADER, readResults, runCliInProcess as runCli, useSandbox, validRows } from './helpers.js';
 import { startProxy, type TestProxy } from './proxy.helpers.js';
 
 // The service over HTTPS, as a real one is: CONNECT tunnels carry TLS end to end.
@@ -41,8 +41,9 @@ async function input(rows: number): Promise<{ file: string; results: string }> {
   return { file, results: `${file}.results.csv` };
 }
 
+/** The sandbox's CA by CCS_CA_FILE: the CLI runs in this process (test/network.tls.test.ts covers NODE_EXTRA_CA_CERTS). */
 function env(extra: Record<string, string | undefined>) {
-  return { ...ctx.env(), ...CLEAN, NODE_EXTRA_CA_CERTS: caFile, ...extra };
+  return { ...ctx.env(), ...CLEAN, CCS_CA_FILE: caFile, ...extra };
 }
 
 const target = () => new URL(ctx.sandbox.url).host;
