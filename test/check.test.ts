@@ -3,20 +3,22 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import type { SignatureScheme } from '../src/service/signing.js';
-import { otherKeyPair, runCli, sandboxEnv, useSandbox } from './helpers.js';
+import { otherKeyPair, runCli, runCliInProcess, sandboxEnv, useSandbox } from './helpers.js';
 import { startProxy, type TestProxy } from './proxy.helpers.js';
 
 // An HTTPS sandbox with a few clients; other sandboxes below share its key pair.
 const ctx = useSandbox({ tls: true, seed: 5 });
 let caFile: string;
-const CLEAN = { HTTPS_PROXY: undefined, https_proxy: undefined, HTTP_PROXY: undefined, http_proxy: undefined, NO_PROXY: undefined, no_proxy: undefined, NODE_EXTRA_CA_CERTS: undefined };
+const CLEAN = { HTTPS_PROXY: undefined, https_proxy: undefined, HTTP_PROXY: undefined, http_proxy: undefined, NO_PROXY: undefined, no_proxy: undefined };
 
 beforeAll(async () => {
   caFile = join(ctx.dir, 'ca.pem');
   await writeFile(caFile, ctx.sandbox.tls!.caPem);
 });
 
-const env = (extra: Record<string, string | undefined> = {}) => ({ ...ctx.env(), ...CLEAN, NODE_EXTRA_CA_CERTS: caFile, ...extra });
+// The sandbox's CA by CCS_CA_FILE, so that check runs in this process; the first test runs the
+// real command with NODE_EXTRA_CA_CERTS.
+const env = (extra: Record<string, string | undefined> = {}) => ({ ...ctx.env(), ...CLEAN, CCS_CA_FILE: caFile, ...extra });
 
 interface Line {
   name: string;
@@ -25,7 +27,7 @@ interface Line {
   fix?: string;
 }
 async function check(args: string[], environment: Record<string, string | undefined>) {
-  const run = await runCli(['check', '--json', ...args], { env: environment });
+  const run = await runCliInProcess(['check', '--json', ...args], { env: environment });
   const report = JSON.parse(run.stdout) as { ok: boolean; checks: Line[]; acceptedSchemes?: string[] };
   const line = (name: string) => report.checks.find((l) => l.name === name)!;
   return { run, report, line };
@@ -33,7 +35,7 @@ async function check(args: string[], environment: Record<string, string | undefi
 
 describe('ccs-bulk check against the HTTPS sandbox', () => {
   it('all hold: exit 0, every line ok, in order', async () => {
-    const run = await runCli(['check'], { env: env() });
+    const run = await runCli(['check'], { env: env({ CCS_CA_FILE: undefined, NODE_EXTRA_CA_CERTS: caFile }) });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const names = ['base URL', 'proxy', 'DNS', 'TCP', 'TLS', 'token', 'page base', 'clock', 'signing key', 'signature'];
@@ -55,7 +57,7 @@ describe('ccs-bulk check against the HTTPS sandbox', () => {
   });
 
   it('an untrusted CA: TLS failed with the fix, the service lines skipped, exit 1', async () => {
-    const { run, report, line } = await check([], env({ NODE_EXTRA_CA_CERTS: undefined }));
+    const { run, report, line } = await check([], env({ CCS_CA_FILE: undefined }));
     expect(run.code).toBe(1);
     expect(report.ok).toBe(false);
     expect(line('TLS')).toMatchObject({ status: 'failed', detail: expect.stringMatching(/NOT trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE/) });
