@@ -5,14 +5,16 @@ import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { trustedCas } from '../src/service/dispatcher.js';
-import { CLIENT_HEADER, makeTempDir, readResults, runCli, sandboxEnv, useSandbox, validRows, writeKeyFile, startTestSandbox } from './helpers.js';
+import { CLIENT_HEADER, makeTempDir, readResults, runCli, runCliInProcess, sandboxEnv, useSandbox, validRows, writeKeyFile, startTestSandbox } from './helpers.js';
 
 const ctx = useSandbox({ tls: true, seed: 30 });
 let caFile: string;
 let otherCaFile: string;
 let other: Sandbox;
 
-const CLEAN = { HTTPS_PROXY: undefined, https_proxy: undefined, HTTP_PROXY: undefined, http_proxy: undefined, NODE_EXTRA_CA_CERTS: undefined };
+// NODE_EXTRA_CA_CERTS is read when a process starts: the two tests about it run the real command;
+// the rest run in this process, given the CA by --ca-file or CCS_CA_FILE.
+const CLEAN = { HTTPS_PROXY: undefined, https_proxy: undefined, HTTP_PROXY: undefined, http_proxy: undefined };
 
 beforeAll(async () => {
   caFile = join(ctx.dir, 'ca.pem');
@@ -58,7 +60,7 @@ describe('HTTPS sandbox', () => {
   ])('%s adds the CA', async (_name, how) => {
     const { file, results } = await input(5);
     const given = how(caFile);
-    const run = await runCli(['import', file, '--results', results, '--quiet', ...given.args], { env: env(given.env) });
+    const run = await runCliInProcess(['import', file, '--results', results, '--quiet', ...given.args], { env: env(given.env) });
     expect(run.code).toBe(0);
     expect((await readResults(results)).every((l) => l[1] === 'created')).toBe(true);
   });
@@ -82,7 +84,7 @@ describe('an untrusted certificate stops the run at once', () => {
     const { file, results } = await input(50);
     const requests = ctx.sandbox.stats.requests;
     const args = extra.map((a) => (a === 'OTHER' ? otherCaFile : a));
-    const run = await runCli(['import', file, '--results', results, ...args], { env: env() });
+    const run = await runCliInProcess(['import', file, '--results', results, ...args], { env: env() });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/certificate of 127\.0\.0\.1:\d+ is not trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\).*--ca-file.*NODE_EXTRA_CA_CERTS/s);
     expect(run.stderr).toMatch(/0 created, 0 failed.*50 not attempted/);
@@ -94,7 +96,7 @@ describe('an untrusted certificate stops the run at once', () => {
 
   it('export: exit 2 with the same message, no output file', async () => {
     const out = join(ctx.dir, 'never.csv');
-    const run = await runCli(['export', '--out', out], { env: env() });
+    const run = await runCliInProcess(['export', '--out', out], { env: env() });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/not trusted.*--ca-file/);
     expect(run.stderr).toMatch(/never\.csv was not written/);
@@ -104,7 +106,7 @@ describe('an untrusted certificate stops the run at once', () => {
     const bad = join(ctx.dir, 'bad-ca.pem');
     await writeFile(bad, 'not a certificate');
     const { file, results } = await input(1);
-    const run = await runCli(['import', file, '--results', results, '--ca-file', bad], { env: env() });
+    const run = await runCliInProcess(['import', file, '--results', results, '--ca-file', bad], { env: env() });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/--ca-file .*bad-ca\.pem holds no PEM certificate/);
   });
@@ -131,11 +133,11 @@ describe('mutual TLS', () => {
     await mtls?.close();
     await dir?.cleanup();
   });
-  const mtlsEnv = (extra: Record<string, string> = {}) => ({ ...sandboxEnv(mtls, files.signing), ...CLEAN, NODE_EXTRA_CA_CERTS: files.ca, ...extra });
+  const mtlsEnv = (extra: Record<string, string> = {}) => ({ ...sandboxEnv(mtls, files.signing), ...CLEAN, CCS_CA_FILE: files.ca, ...extra });
 
   it('--client-cert/--client-key: the service that requires one accepts the run', async () => {
     const { file, results } = await input(4);
-    const run = await runCli(['import', file, '--results', results, '--quiet', '--client-cert', files.cert, '--client-key', files.key], {
+    const run = await runCliInProcess(['import', file, '--results', results, '--quiet', '--client-cert', files.cert, '--client-key', files.key], {
       env: mtlsEnv(),
     });
     expect(run.code).toBe(0);
@@ -143,14 +145,14 @@ describe('mutual TLS', () => {
   });
 
   it('CCS_CLIENT_CERT_FILE / CCS_CLIENT_KEY_FILE: export works too', async () => {
-    const run = await runCli(['export', '--format', 'jsonl', '--quiet'], { env: mtlsEnv({ CCS_CLIENT_CERT_FILE: files.cert, CCS_CLIENT_KEY_FILE: files.key }) });
+    const run = await runCliInProcess(['export', '--format', 'jsonl', '--quiet'], { env: mtlsEnv({ CCS_CLIENT_CERT_FILE: files.cert, CCS_CLIENT_KEY_FILE: files.key }) });
     expect(run.code).toBe(0);
     expect(run.stdout.trim().split('\n')).toHaveLength(mtls.store.size);
   });
 
   it('without a client certificate: exit 2, the fix names --client-cert', async () => {
     const { file, results } = await input(6);
-    const run = await runCli(['import', file, '--results', results], { env: mtlsEnv() });
+    const run = await runCliInProcess(['import', file, '--results', results], { env: mtlsEnv() });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/never answered.*client certificate.*--client-cert, --client-key/s);
     expect((await readResults(results)).every((l) => l[1] === 'not_attempted')).toBe(true);
@@ -158,7 +160,7 @@ describe('mutual TLS', () => {
 
   it('a key that is not the certificate\'s is refused before connecting, and never printed', async () => {
     const { file, results } = await input(1);
-    const run = await runCli(['import', file, '--results', results, '--client-cert', files.cert, '--client-key', files.signing], {
+    const run = await runCliInProcess(['import', file, '--results', results, '--client-cert', files.cert, '--client-key', files.signing], {
       env: mtlsEnv(),
     });
     expect(run.code).toBe(2);
@@ -172,11 +174,11 @@ describe('mutual TLS', () => {
       expect(trusting.tls?.requiresClientCertificate).toBe(true);
       const ca = join(dir.dir, 'trusting-ca.pem');
       await writeFile(ca, trusting.tls!.caPem);
-      const environment = { CCS_BASE_URL: trusting.url, CCS_TOKEN: trusting.token, ...CLEAN, NODE_EXTRA_CA_CERTS: ca };
-      const accepted = await runCli(['export', '--format', 'jsonl', '--quiet', '--client-cert', files.cert, '--client-key', files.key], { env: environment });
+      const environment = { CCS_BASE_URL: trusting.url, CCS_TOKEN: trusting.token, ...CLEAN, CCS_CA_FILE: ca };
+      const accepted = await runCliInProcess(['export', '--format', 'jsonl', '--quiet', '--client-cert', files.cert, '--client-key', files.key], { env: environment });
       expect(accepted.code).toBe(0);
       expect(accepted.stdout.trim().split('\n')).toHaveLength(2);
-      const refused = await runCli(['export', '--quiet'], { env: environment });
+      const refused = await runCliInProcess(['export', '--quiet'], { env: environment });
       expect(refused.code).toBe(2);
     } finally {
       await trusting.close();
@@ -185,7 +187,7 @@ describe('mutual TLS', () => {
 
   it('a certificate without its key is a usage error', async () => {
     const { file, results } = await input(1);
-    const run = await runCli(['import', file, '--results', results, '--client-cert', files.cert], { env: mtlsEnv() });
+    const run = await runCliInProcess(['import', file, '--results', results, '--client-cert', files.cert], { env: mtlsEnv() });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/needs both --client-cert and --client-key/);
   });
