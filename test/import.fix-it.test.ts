@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { markCells } from '../src/import/fix-it-workbook.js';
 import { openRows } from '../src/import/read/index.js';
 import { readAll } from './input.helpers.js';
-import { readResults, ROOT, runCli, useSandbox } from './helpers.js';
+import { readResults, ROOT, useSandbox, runCliInProcess } from './helpers.js';
 
 const ctx = useSandbox();
 const execFileAsync = promisify(execFile);
@@ -28,7 +28,7 @@ async function validateInto(name: string): Promise<{ input: string; failed: stri
   const input = join(ctx.dir, `${name}.csv`);
   await writeFile(input, stringify([HEADER, ...ROWS]));
   const failed = join(ctx.dir, `${name}-fix-me.xlsx`);
-  const run = await runCli(['validate', input, '--failed', failed], { env: ctx.env() });
+  const run = await runCliInProcess(['validate', input, '--failed', failed], { env: ctx.env() });
   expect(run.code).toBe(1);
   return { input, failed };
 }
@@ -90,7 +90,7 @@ describe('the fix-it workbook (--failed fix-me.xlsx)', () => {
     sheet.getRow(4).values = ['Short', 'short@example.com', 'PL', 'Street 4', 'PLN', '004', '', 'old error'];
     await book.xlsx.writeFile(failed);
     const before = ctx.sandbox.store.size;
-    const run = await runCli(['import', failed, '--json', '--quiet'], { env: ctx.env() });
+    const run = await runCliInProcess(['import', failed, '--json', '--quiet'], { env: ctx.env() });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).counts).toMatchObject({ created: 3, invalid: 0 });
     expect(ctx.sandbox.store.size - before).toBe(3);
@@ -103,12 +103,12 @@ describe('the fix-it workbook (--failed fix-me.xlsx)', () => {
     const header = 'name,email,country,address,idempotency_key\n';
     const first = join(ctx.dir, 'conflict-1.csv');
     await writeFile(first, `${header}Kim,kim@example.com,DE,Street 1,fix-it-conflict-1\n`);
-    expect((await runCli(['import', first], { env: ctx.env() })).code).toBe(0);
+    expect((await runCliInProcess(['import', first], { env: ctx.env() })).code).toBe(0);
     // Same key, another body: the service answers 409 with param idempotency_key.
     const second = join(ctx.dir, 'conflict-2.csv');
     await writeFile(second, `${header}Kim Changed,kim@example.com,DE,Street 1,fix-it-conflict-1\n`);
     const failed = join(ctx.dir, 'conflict-fix-me.xlsx');
-    const run = await runCli(['import', second, '--failed', failed, '--json', '--quiet'], { env: ctx.env() });
+    const run = await runCliInProcess(['import', second, '--failed', failed, '--json', '--quiet'], { env: ctx.env() });
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout).counts).toMatchObject({ failed: 1 });
     const book = new ExcelJS.Workbook();
@@ -126,7 +126,7 @@ describe('the fix-it workbook (--failed fix-me.xlsx)', () => {
   it('matches the committed fixture that openpyxl read (scripts/fix-it-check.py)', async () => {
     const dir = join(ROOT, 'fixtures', 'fix-it');
     const failed = join(ctx.dir, 'fixture-fix-me.xlsx');
-    const run = await runCli(['validate', join(dir, 'clients.csv'), '--failed', failed, '--results', join(ctx.dir, 'r.csv')], {
+    const run = await runCliInProcess(['validate', join(dir, 'clients.csv'), '--failed', failed, '--results', join(ctx.dir, 'r.csv')], {
       env: ctx.env(),
     });
     expect(run.code).toBe(1);
@@ -159,7 +159,7 @@ describe('the workbook in LibreOffice (scripts/make-fix-it-fixture.js)', () => {
   it('saved back by LibreOffice, it validates to the same rows, outcomes and keys as the workbook ccs-bulk wrote', async () => {
     const outcomes = async (workbook: string, name: string) => {
       const results = join(ctx.dir, `${name}.results.csv`);
-      const run = await runCli(['validate', workbook, '--results', results, '--quiet'], { env: ctx.env() });
+      const run = await runCliInProcess(['validate', workbook, '--results', results, '--quiet'], { env: ctx.env() });
       expect(run.code, run.stderr).toBe(1);
       return (await readResults(results)).map((line) => line.slice(0, 6).join(','));
     };
@@ -170,7 +170,7 @@ describe('the workbook in LibreOffice (scripts/make-fix-it-fixture.js)', () => {
 
   it.skipIf(!hasSoffice)('soffice --headless reads this build\'s workbook as the committed reading (where LibreOffice is installed)', async () => {
     const failed = join(ctx.dir, 'lo-fix-me.xlsx');
-    const run = await runCli(['validate', join(dir, 'clients.csv'), '--failed', failed, '--results', join(ctx.dir, 'lo.csv')], {
+    const run = await runCliInProcess(['validate', join(dir, 'clients.csv'), '--failed', failed, '--results', join(ctx.dir, 'lo.csv')], {
       env: ctx.env(),
     });
     expect(run.code).toBe(1);
@@ -189,7 +189,7 @@ describe('limits of a sheet', () => {
     const long = 'x'.repeat(40_000);
     await writeFile(input, `name,email,country,address,notes\nA,a@example.com,Germny,S 1,${long}\n`);
     const failed = join(ctx.dir, 'long-fix-me.xlsx');
-    const run = await runCli(['validate', input, '--failed', failed], { env: ctx.env() });
+    const run = await runCliInProcess(['validate', input, '--failed', failed], { env: ctx.env() });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('holds over 32767 characters in "notes"');
     expect(run.stderr).toContain('[output_failed]');
