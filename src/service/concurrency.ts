@@ -153,7 +153,7 @@ export function initialState(limit: number, bounds: ControllerBounds): Controlle
 
 /** One answer in: the state after it (its `limit` is the next limit). */
 export function observe(previous: ControllerState, seen: Observation, bounds: ControllerBounds): ControllerState {
-  const state = seen.kind === 'ok' && seen.at !== undefined ? { ...previous, ...paced(previous, seen.at) } : previous;
+  const state = seen.kind === 'ok' && seen.at !== undefined ? withPace(previous, paced(previous, seen.at)) : previous;
   if (seen.sentAt !== undefined && state.cutAt !== undefined && seen.sentAt < state.cutAt) return state;
   if (state.ignore > 0) return { ...state, ignore: state.ignore - 1 };
   const window = tally(state.window, seen);
@@ -259,6 +259,11 @@ function paced(state: ControllerState, at: number, through = true): { pace: numb
   const since = state.paceAt === undefined ? Number.POSITIVE_INFINITY : Math.max(0, at - state.paceAt);
   const kept = state.pace * Math.exp(-since / PACE_MS);
   return { pace: kept + (through ? 1 / PACE_MS : 0), paceAt: at };
+}
+
+/** The state with the pace moved: one copy, its shape kept (a spread of two objects is not). */
+function withPace(state: ControllerState, { pace, paceAt }: { pace: number; paceAt: number }): ControllerState {
+  return { ...state, pace, paceAt };
 }
 
 /** A decrease: requests sent at the old limit still answer as if it held, and are not this limit's doing. */
