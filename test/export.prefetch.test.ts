@@ -11,10 +11,10 @@ import { exportClients } from '../src/export/run-export.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { createServiceClient } from '../src/service/client.js';
 import { collector, expectedIds, parseCsv } from './export.helpers.js';
-import { makeTempDir, runCli } from './helpers.js';
+import { makeTempDir, runCli, runCliInProcess } from './helpers.js';
 
-// The CLI runs as a child process: the controller judges wire latency, which a sandbox sharing
-// its event loop would inflate.
+// The CLI runs as a child process where the controller's pace is checked: it judges wire
+// latency, which a sandbox sharing its event loop would inflate.
 
 const START = 4;
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
@@ -62,7 +62,7 @@ describe('--prefetch auto, the default, at 50 ms a page', () => {
   it('progress lines and --json show it (the human summary does not); a number pins it', async () => {
     const out = join(temp.dir, 'pinned.csv');
     const env = envOf(sandbox);
-    const auto = await runCli(
+    const auto = await runCliInProcess(
       ['export', '--out', out, '--page-size', '50', '--max-prefetch', '6', '--progress-interval', '0.1', '--json'],
       { env },
     );
@@ -70,13 +70,13 @@ describe('--prefetch auto, the default, at 50 ms a page', () => {
     expect(auto.stderr).toMatch(/ccs-bulk: \d+ clients, .*prefetch \d+/);
     expect(auto.stderr).not.toMatch(/pages ahead/);
     expect(JSON.parse(auto.stdout).prefetch).toMatchObject({ mode: 'auto', max: 6 });
-    const pinned = await runCli(['export', '--out', out, '--overwrite', '--prefetch', '2', '--json', '--quiet'], { env });
+    const pinned = await runCliInProcess(['export', '--out', out, '--overwrite', '--prefetch', '2', '--json', '--quiet'], { env });
     expect(pinned.code).toBe(0);
     expect(JSON.parse(pinned.stdout).prefetch).toEqual({ mode: 'fixed', current: 2, settled: 2, max: 2 });
   });
 
   it("refuses a --prefetch that is neither 'auto' nor a whole number", async () => {
-    const run = await runCli(['export', '--prefetch', 'lots'], { env: envOf(sandbox) });
+    const run = await runCliInProcess(['export', '--prefetch', 'lots'], { env: envOf(sandbox) });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("--prefetch takes 'auto' or a whole number");
   });

@@ -2,11 +2,11 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
-import { CLIENT_HEADER, readResults, runCli, useSandbox, validRows } from './helpers.js';
+import { CLIENT_HEADER, readResults, runCli, runCliInProcess, useSandbox, validRows } from './helpers.js';
 import { IMPORT_DEFAULTS } from '../src/import/defaults.js';
 
-// The CLI runs as a child process: the controller judges wire latency, which a sandbox sharing
-// its event loop would inflate.
+// Under `auto` the CLI runs as a child process: the controller judges wire latency, which a
+// sandbox sharing its event loop would inflate.
 // 20 requests a second through a one-second token bucket, 100 ms per request: two in flight
 // fit. Low enough that even a machine busy with other work signs faster, so the limit is really
 // hit; a round trip long enough that a busy event loop's lag does not blur what it measures.
@@ -46,13 +46,13 @@ describe('--concurrency auto against a rate-limited service', () => {
   it('a pinned --concurrency stays where it is put', async () => {
     const input = join(ctx.dir, 'pinned.csv');
     await writeFile(input, stringify([CLIENT_HEADER, ...validRows(20, 9000)]));
-    const run = await runCli(['import', input, '--concurrency', '2', '--json', '--quiet'], { env: ctx.env() });
+    const run = await runCliInProcess(['import', input, '--concurrency', '2', '--json', '--quiet'], { env: ctx.env() });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).concurrency).toMatchObject({ mode: 'fixed', current: 2, settled: 2 });
   });
 
   it("refuses a --concurrency that is neither 'auto' nor a whole number", async () => {
-    const run = await runCli(['import', 'x.csv', '--concurrency', 'fast'], { env: ctx.env() });
+    const run = await runCliInProcess(['import', 'x.csv', '--concurrency', 'fast'], { env: ctx.env() });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("--concurrency takes 'auto' or a whole number");
   });

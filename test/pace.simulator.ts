@@ -51,56 +51,66 @@ export interface SimResult {
 
 /** A binary min-heap of timed callbacks; equal times run in insertion order. */
 class Timeline {
-  #heap: { at: number; seq: number; run: () => void }[] = [];
+  #heap: TimedEvent[] = [];
   #seq = 0;
   now = 0;
 
   at(at: number, run: () => void): void {
     const heap = this.#heap;
-    heap.push({ at: Math.max(at, this.now), seq: this.#seq++, run });
-    let i = heap.length - 1;
+    const event: TimedEvent = { at: Math.max(at, this.now), seq: this.#seq++, run };
+    // Sift up with a hole: parents move down until the event's place is found.
+    let i = heap.length;
+    heap.push(event);
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!this.#before(heap[i]!, heap[parent]!)) break;
-      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      const above = heap[parent]!;
+      if (!before(event, above)) break;
+      heap[i] = above;
       i = parent;
     }
+    heap[i] = event;
   }
 
-  /** Runs events until `until` ms; false once nothing is left. */
+  /** Runs events until `until` ms. */
   runUntil(until: number): void {
     const heap = this.#heap;
     while (heap.length > 0 && heap[0]!.at <= until) {
       const top = heap[0]!;
       const last = heap.pop()!;
-      if (heap.length > 0) {
-        heap[0] = last;
-        this.#down(0);
-      }
+      if (heap.length > 0) this.#siftDown(last);
       this.now = top.at;
       top.run();
     }
     this.now = until;
   }
 
-  #before(a: { at: number; seq: number }, b: { at: number; seq: number }): boolean {
-    return a.at < b.at || (a.at === b.at && a.seq < b.seq);
-  }
-
-  #down(start: number): void {
+  /** Puts `event` at the root's place and moves it down to where it belongs. */
+  #siftDown(event: TimedEvent): void {
     const heap = this.#heap;
-    let i = start;
+    const size = heap.length;
+    let i = 0;
     for (;;) {
       const left = 2 * i + 1;
+      if (left >= size) break;
       const right = left + 1;
-      let least = i;
-      if (left < heap.length && this.#before(heap[left]!, heap[least]!)) least = left;
-      if (right < heap.length && this.#before(heap[right]!, heap[least]!)) least = right;
-      if (least === i) return;
-      [heap[i], heap[least]] = [heap[least]!, heap[i]!];
-      i = least;
+      const child = right < size && before(heap[right]!, heap[left]!) ? right : left;
+      const least = heap[child]!;
+      if (!before(least, event)) break;
+      heap[i] = least;
+      i = child;
     }
+    heap[i] = event;
   }
+}
+
+interface TimedEvent {
+  at: number;
+  seq: number;
+  run: () => void;
+}
+
+function before(a: TimedEvent, b: TimedEvent): boolean {
+  return a.at < b.at || (a.at === b.at && a.seq < b.seq);
 }
 
 /** A seeded generator (mulberry32): the same cell gives the same run. */

@@ -55,7 +55,7 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
       recent[answers++ % SETTLED_ANSWERS] = controller.limit;
       if (!auto) return;
       const at = now();
-      controller = observe(controller, { ...classify(answer, busy), at, sentAt: at - answer.ms, awaiting }, bounds);
+      controller = observe(controller, classify(answer, busy, at, awaiting), bounds);
     },
     limits() {
       const { limit } = controller;
@@ -65,11 +65,12 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
 }
 
 /** 429: slow down; 5xx, 408 and no answer at all: overload; anything else answered normally. */
-function classify(answer: Answer, inFlight: number): Observation {
+function classify(answer: Answer, inFlight: number, at: number, awaiting: number | undefined): Observation {
   const { status } = answer;
-  if (status === 429) return { kind: 'throttled', inFlight };
-  if (status === undefined || status === 408 || status >= 500) return { kind: 'overloaded', inFlight };
-  return { kind: 'ok', latencyMs: answer.ms, inFlight };
+  const sentAt = at - answer.ms;
+  if (status === 429) return { kind: 'throttled', inFlight, at, sentAt, awaiting };
+  if (status === undefined || status === 408 || status >= 500) return { kind: 'overloaded', inFlight, at, sentAt, awaiting };
+  return { kind: 'ok', latencyMs: answer.ms, inFlight, at, sentAt, awaiting };
 }
 
 function mostHeld(recent: Uint16Array, answers: number, current: number): number {

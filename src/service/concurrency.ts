@@ -153,11 +153,11 @@ export function initialState(limit: number, bounds: ControllerBounds): Controlle
 
 /** One answer in: the state after it (its `limit` is the next limit). */
 export function observe(previous: ControllerState, seen: Observation, bounds: ControllerBounds): ControllerState {
-  const state = seen.kind === 'ok' && seen.at !== undefined ? { ...previous, ...paced(previous, seen.at) } : previous;
+  const state = seen.kind === 'ok' && seen.at !== undefined ? answered(previous, previous.window, paced(previous, seen.at)) : previous;
   if (seen.sentAt !== undefined && state.cutAt !== undefined && seen.sentAt < state.cutAt) return state;
   if (state.ignore > 0) return { ...state, ignore: state.ignore - 1 };
   const window = tally(state.window, seen);
-  if (window.answers < (window.closeAt ?? Math.max(state.limit, MIN_WINDOW))) return { ...state, window };
+  if (window.answers < (window.closeAt ?? Math.max(state.limit, MIN_WINDOW))) return answered(state, window, state);
   return judge({ ...state, window: EMPTY }, window, bounds);
 }
 
@@ -259,6 +259,15 @@ function paced(state: ControllerState, at: number, through = true): { pace: numb
   const since = state.paceAt === undefined ? Number.POSITIVE_INFINITY : Math.max(0, at - state.paceAt);
   const kept = state.pace * Math.exp(-since / PACE_MS);
   return { pace: kept + (through ? 1 / PACE_MS : 0), paceAt: at };
+}
+
+/**
+ * The state with the window and the pace an answer moved, built field by field: every answer
+ * comes through here, and a spread of the state took V8's slow copy (most of the controller's time).
+ */
+function answered(state: ControllerState, window: WindowTally, { pace, paceAt }: { pace: number; paceAt: number | undefined }): ControllerState {
+  const { limit, ceiling, recentMeans, ignore, cutAt, calm, throttledAt, probeStep, riseFloor, slowStart } = state;
+  return { limit, ceiling, recentMeans, window, ignore, cutAt, calm, throttledAt, probeStep, pace, paceAt, riseFloor, slowStart };
 }
 
 /** A decrease: requests sent at the old limit still answer as if it held, and are not this limit's doing. */
