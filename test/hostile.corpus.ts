@@ -91,7 +91,8 @@ export function testHostileCases(ctx: SandboxContext, cases: HostileCase[], time
     for (const output of [results, failed]) {
       if (!existsSync(output)) continue;
       const cells = (parse(readFileSync(output), { relax_column_count: true }) as string[][]).flat();
-      for (const cell of cells) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
+      // One assertion over all cells: a file of 20,000 rows made one expect per cell cost seconds.
+      expect(cells.filter((cell) => /^[=+\-@\t\r]/.test(cell))).toEqual([]);
     }
   });
 }

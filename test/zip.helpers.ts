@@ -67,19 +67,27 @@ export function writeZip(path: string, entries: ZipEntry[]): void {
 
 /**
  * Raw deflate of the chunks. Each chunk is deflated as its own block run (Z_FULL_FLUSH keeps
- * the stream continuous), so memory holds one chunk and the compressed output only.
+ * the stream continuous), so memory holds one chunk and the compressed output only. A run
+ * depends on its chunk alone: a chunk equal to the one before reuses its run, so a gigabyte of
+ * one repeated unit costs its CRC and one chunk's compression, not a gigabyte's.
  */
 function deflate(chunks: Iterable<Buffer | string>): { data: Buffer; crc: number; size: number } {
   const parts: Buffer[] = [];
   let crc = 0;
   let size = 0;
   let previous: Buffer | undefined;
+  let repeat: { chunk: Buffer; run: Buffer } | undefined;
   const flush = (chunk: Buffer, last: boolean) => {
     crc = crc32(chunk, crc);
     size += chunk.length;
-    parts.push(
-      deflateRawSync(chunk, { level: 9, finishFlush: last ? constants.Z_FINISH : constants.Z_FULL_FLUSH }),
-    );
+    if (!last && repeat?.chunk.equals(chunk)) {
+      parts.push(repeat.run);
+      return;
+    }
+    const run = deflateRawSync(chunk, { level: 9, finishFlush: last ? constants.Z_FINISH : constants.Z_FULL_FLUSH });
+    // A copy: a producer may refill the same buffer for its next chunk.
+    if (!last) repeat = { chunk: Buffer.from(chunk), run };
+    parts.push(run);
   };
   for (const raw of chunks) {
     const chunk = typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw;
