@@ -1,9 +1,9 @@
 /** Shared by the hostile-input and hostile-server tests: the CLI with its peak memory measured. */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, type CliOptions, type CliResult, cliEnv, collectOutput, ROOT } from './helpers.js';
+import { BIN, type CliOptions, type CliResult, cliEnv, collectOutput, ROOT, runCliInProcess } from './helpers.js';
 
 export interface MeasuredResult extends CliResult {
   /** The child's peak resident set size (GNU time %M), in MiB. */
@@ -13,6 +13,39 @@ export interface MeasuredResult extends CliResult {
 
 /** The RSS every hostile case must stay under. */
 export const RSS_LIMIT_MIB = 300;
+
+/**
+ * What a run in this process may add to its peak RSS: RSS_LIMIT_MIB less what a child CLI
+ * holds before it has read a byte (about 90 MiB: node and the CLI's modules).
+ */
+export const RSS_GROWTH_LIMIT_MIB = RSS_LIMIT_MIB - 100;
+
+export interface InProcessMeasuredResult extends CliResult {
+  /** How far the run raised this process's peak RSS above its RSS at the start, in MiB. */
+  rssGrowthMiB: number;
+  elapsedMs: number;
+}
+
+/**
+ * The CLI in this process (runCliInProcess), with the most its run added to this process's
+ * RSS: the kernel's high-water mark is reset to the current RSS before the run (writing 5 to
+ * /proc/self/clear_refs) and read after it. For small inputs, where starting a child is most
+ * of a case's cost. Undefined where the mark cannot be reset: the caller runs a child.
+ */
+export async function runCliInProcessMeasured(args: string[], options: CliOptions = {}): Promise<InProcessMeasuredResult | undefined> {
+  const status = () => readFileSync('/proc/self/status', 'utf8');
+  const kib = (text: string, field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1]);
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+  } catch {
+    return undefined;
+  }
+  const rss = kib(status(), 'VmRSS');
+  const started = Date.now();
+  const run = await runCliInProcess(args, options);
+  const peak = kib(status(), 'VmHWM');
+  return { ...run, rssGrowthMiB: (peak - rss) / 1024, elapsedMs: Date.now() - started };
+}
 
 const MARK = 'ccs-bulk-peak-rss-kb ';
 

@@ -34,7 +34,7 @@ export function sheetFile(path: string, header: string[], rows: string[][]): str
 export function noise(i: number): string {
   let x = (i + 1) * 2654435761;
   let text = '';
-  for (let k = 0; k < 5; k++) {
+  for (let k = 0; k < 7; k++) {
     x = (x * 1103515245 + 12345) % 2147483648;
     text += x.toString(16).padStart(8, '0');
   }

@@ -8,7 +8,7 @@ import { constants, crc32, deflateRawSync } from 'node:zlib';
 
 export interface ZipEntry {
   name: string;
-  /** The uncompressed content, chunk by chunk. */
+  /** The uncompressed content, chunk by chunk (a chunk given is not changed after). */
   chunks: () => Iterable<Buffer | string>;
 }
 
@@ -65,28 +65,50 @@ export function writeZip(path: string, entries: ZipEntry[]): void {
   }
 }
 
+/** The most input deflated as one run: small chunks (a row each) are gathered up to it. */
+const RUN_BYTES = 1024 * 1024;
+
 /**
- * Raw deflate of the chunks. Each chunk is deflated as its own block run (Z_FULL_FLUSH keeps
- * the stream continuous), so memory holds one chunk and the compressed output only.
+ * Raw deflate of the chunks. Chunks are gathered into runs of up to RUN_BYTES, each deflated
+ * on its own (Z_FULL_FLUSH keeps the stream continuous), so memory holds one run and the
+ * compressed output only. A run's output depends on its input alone: a run equal to the one
+ * before reuses its output, so a gigabyte of one repeated unit costs its CRC and one run's
+ * compression, not a gigabyte's.
  */
 function deflate(chunks: Iterable<Buffer | string>): { data: Buffer; crc: number; size: number } {
   const parts: Buffer[] = [];
   let crc = 0;
   let size = 0;
-  let previous: Buffer | undefined;
-  const flush = (chunk: Buffer, last: boolean) => {
-    crc = crc32(chunk, crc);
-    size += chunk.length;
-    parts.push(
-      deflateRawSync(chunk, { level: 9, finishFlush: last ? constants.Z_FINISH : constants.Z_FULL_FLUSH }),
-    );
+  let repeat: { input: Buffer; output: Buffer } | undefined;
+  const flush = (input: Buffer, last: boolean) => {
+    crc = crc32(input, crc);
+    size += input.length;
+    if (!last && repeat?.input.equals(input)) {
+      parts.push(repeat.output);
+      return;
+    }
+    const output = deflateRawSync(input, { level: 9, finishFlush: last ? constants.Z_FINISH : constants.Z_FULL_FLUSH });
+    if (!last) repeat = { input, output };
+    parts.push(output);
+  };
+  // The run being gathered, and the one before it (deflated once it is known not to be the last).
+  let gathered: Buffer[] = [];
+  let gatheredBytes = 0;
+  let ready: Buffer | undefined;
+  const take = () => {
+    if (ready) flush(ready, false);
+    ready = gathered.length === 1 ? gathered[0]! : Buffer.concat(gathered);
+    gathered = [];
+    gatheredBytes = 0;
   };
   for (const raw of chunks) {
     const chunk = typeof raw === 'string' ? Buffer.from(raw, 'utf8') : raw;
-    if (previous) flush(previous, false);
-    previous = chunk;
+    if (gatheredBytes > 0 && gatheredBytes + chunk.length > RUN_BYTES) take();
+    gathered.push(chunk);
+    gatheredBytes += chunk.length;
   }
-  flush(previous ?? Buffer.alloc(0), true);
+  if (gathered.length > 0) take();
+  flush(ready ?? Buffer.alloc(0), true);
   return { data: Buffer.concat(parts), crc: crc >>> 0, size };
 }
 
