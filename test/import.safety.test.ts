@@ -111,8 +111,9 @@ describe('Ctrl-C while rows wait to retry', () => {
     const results = join(ctx.dir, 'wait.results.csv');
     const failed = join(ctx.dir, 'wait.failed.csv');
     // The rows sit out the whole wait before they are recorded: long enough that a busy machine
-    // delivers the interrupt within it, short enough for a test.
-    ctx.sandbox.setFaults({ throttleRate: 1, retryAfterSeconds: 10 });
+    // delivers the interrupt within it. The 429s come after 300 ms of latency, so all 16 rows are
+    // on the wire before the first one pauses the run (else the rest wait out that pause first).
+    ctx.sandbox.setFaults({ throttleRate: 1, retryAfterSeconds: 10, latencyMs: 300 });
     const child = spawn(process.execPath, [BIN, 'import', input, '--results', results, '--failed', failed, '--concurrency', '16'], {
       env: { ...process.env, ...ctx.env() },
     });
@@ -131,7 +132,7 @@ describe('Ctrl-C while rows wait to retry', () => {
     }, 20);
     const code = await new Promise((resolve) => child.on('close', resolve));
     clearInterval(poll);
-    ctx.sandbox.setFaults({ throttleRate: 0, retryAfterSeconds: 0 });
+    ctx.sandbox.setFaults({ throttleRate: 0, retryAfterSeconds: 0, latencyMs: 0 });
     expect(code).toBe(3);
     expect(stderr).not.toContain('MaxListenersExceededWarning');
     const lines = await readResults(results);
