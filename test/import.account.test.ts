@@ -210,8 +210,10 @@ describe('a run whose event loop empties before it has finished (child process)'
   }, 160_000);
 
   it('the outage ends while reading is paused, with every probe timer firing before its time: all rows created, exit 0', async () => {
-    const file = await csvFile(200);
-    ctx.sandbox.setFaults({ latencyMs: 5, outage: { atMs: 300, forMs: 2000, kind: '503' } });
+    // 10 ms a request at --concurrency 4: 100 rows take 250 ms at least, so the outage (counted
+    // from the first request) lands mid-run on any machine.
+    const file = await csvFile(100);
+    ctx.sandbox.setFaults({ latencyMs: 10, outage: { atMs: 150, forMs: 1000, kind: '503' } });
     try {
       const run = await runInjected('injected.probeTimer = (run, ms) => setTimeout(run, Math.max(0, ms - 400));', [
         'import',
@@ -223,7 +225,7 @@ describe('a run whose event loop empties before it has finished (child process)'
       expect(run.stderr).toMatch(/sending paused/);
       expect(run.stderr).toMatch(/sending resumed/);
       expect(run.code).toBe(0);
-      expect(JSON.parse(run.stdout)).toMatchObject({ counts: { created: 200, failed: 0 }, account: { complete: true, outcomesRecorded: 200 } });
+      expect(JSON.parse(run.stdout)).toMatchObject({ counts: { created: 100, failed: 0 }, account: { complete: true, outcomesRecorded: 100 } });
     } finally {
       ctx.sandbox.setFaults({ latencyMs: 0, outage: undefined });
     }
