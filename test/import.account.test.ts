@@ -204,7 +204,8 @@ describe('a run whose event loop empties before it has finished (child process)'
     expect(run.stderr).toContain(`to continue: ccs-bulk import ${shellQuote(file)} --concurrency 2 --resume`);
     const lines = await readResults(`${file}.results.csv`);
     expect(lines.some((line) => line[0] === '9')).toBe(false);
-    const resumed = await runInjected('', ['import', file, '--resume', '--json']);
+    // The resume has nothing injected: in this process.
+    const resumed = await cli(['import', file, '--resume', '--json']);
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ counts: { created: 1, skipped: 29 }, account: { complete: true } });
   }, 160_000);
