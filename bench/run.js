@@ -2,7 +2,8 @@
 // Run: npm run bench  (builds dist/ first), or node bench/run.js [options] after a build.
 // See `node bench/run.js --help`. Writes bench/results.json. Needs a built dist/.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createPublicKey } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +30,9 @@ const HELP = `Usage: node bench/run.js [options]   (npm run bench builds dist/ f
   --rows N              rows for part 1, import vs signing floor (default 20000; --quick 2000);
                         the memory part imports N and 5×N
   --quick               small sizes for a smoke run (1–3 minutes)
+  --smoke               the smallest sizes, one unsigned round: the machinery runs, the figures
+                        mean nothing (the test suite's run; --rows still sizes part 1)
+  --key-file FILE       sign with this RSA-4096 private key (PEM) instead of a fresh pair
   --only NAME[,NAME]    run some parts: ${PARTS.map((part) => part.name).join(', ')}
                         (BENCH_ADAPTIVE=limit,floor,distance,step,shards,export: some of adaptive's pieces)
   --concurrency N       import and floor concurrency for parts 1, 5, 6 (default 8, the CLI's)
@@ -45,6 +49,8 @@ function options() {
     options: {
       rows: { type: 'string' },
       quick: { type: 'boolean', default: false },
+      smoke: { type: 'boolean', default: false },
+      'key-file': { type: 'string' },
       only: { type: 'string' },
       concurrency: { type: 'string', default: '8' },
       'with-alternatives': { type: 'boolean', default: false },
@@ -64,7 +70,10 @@ function options() {
   if (unknown.length > 0) throw new Error(`--only: unknown part ${unknown.join(', ')}`);
   return {
     help: values.help,
-    quick: values.quick,
+    // --smoke is --quick made smaller still.
+    quick: values.quick || values.smoke,
+    smoke: values.smoke,
+    keyFile: values['key-file'],
     // Two at least: the second half of a run is measured apart.
     rows: values.rows === undefined ? undefined : whole('--rows', values.rows, 2),
     only: names,
@@ -78,11 +87,14 @@ function options() {
 
 /** Sizes per part: the issue's, or small ones for a smoke run. */
 function sizes(opts) {
-  const importRows = opts.rows ?? (opts.quick ? 2000 : 20_000);
-  const validateRows = opts.quick ? 100_000 : 1_000_000;
-  const exportClients = opts.quick ? 10_000 : 100_000;
+  const importRows = opts.rows ?? (opts.smoke ? 100 : opts.quick ? 2000 : 20_000);
+  const validateRows = opts.smoke ? 10_000 : opts.quick ? 100_000 : 1_000_000;
+  const exportClients = opts.smoke ? 1000 : opts.quick ? 10_000 : 100_000;
   return {
     importRows,
+    // Seconds per signing measurement (four of them); rounds of the unsigned pair (medians).
+    signingSeconds: opts.smoke ? 0.1 : opts.quick ? 0.5 : 1,
+    unsignedRounds: opts.smoke ? 1 : 3,
     latencyRows: opts.quick ? 600 : 2500,
     validateRows,
     exportClients,
@@ -110,7 +122,8 @@ async function setUp(opts) {
     });
   }
   // One key pair for the whole run: the sandboxes verify with it, ccs-bulk and the floor sign with it.
-  const { privateKeyPem, publicKeyPem } = await generateRsaKeyPair();
+  const { privateKeyPem, publicKeyPem } =
+    opts.keyFile === undefined ? await generateRsaKeyPair() : keyPairOf(readFileSync(opts.keyFile, 'utf8'));
   const keys = {
     privateKeyPem,
     privateKeyFile: join(tmp, 'private.pem'),
@@ -130,6 +143,10 @@ async function setUp(opts) {
     cache: new Map(),
     log: (line) => process.stderr.write(`${line}\n`),
   };
+}
+
+function keyPairOf(privateKeyPem) {
+  return { privateKeyPem, publicKeyPem: createPublicKey(privateKeyPem).export({ type: 'spki', format: 'pem' }) };
 }
 
 /** What was measured: the commit, whether the tree had changes, and when dist/ was built. */
@@ -169,7 +186,7 @@ async function main() {
   );
   process.stderr.write(
     `ccs-bulk bench: node ${process.version}, ${cpus().length} cores, load average ${startLoad.join(' ')}` +
-      `${opts.quick ? ', quick sizes' : ''}\n`,
+      `${opts.smoke ? ', smoke sizes' : opts.quick ? ', quick sizes' : ''}\n`,
   );
   const rows = [];
   const parts = [];

@@ -3,10 +3,14 @@
 // 5xx, 429, connections cut after the client was created, latency spikes and outages, with the
 // CLI killed (-9) at random moments and resumed until done. After each import: the sandbox
 // holds exactly one client per valid row and the results file accounts for every row once.
-// Usage: npm run test:soak -- [--minutes 10] [--rows 20000] [--seed 1] [--json]
+// Usage: npm run test:soak -- [--minutes 10] [--rows 20000] [--seed 1] [--phase-seconds 2:6] [--kill-first] [--key-file PEM] [--json]
+// --kill-first: every import's CLI runs until one is killed once its results file holds a row
+// outcome (mid-run, whatever the machine's speed), before the random kills. --key-file: sign
+// with this RSA private key (PEM) instead of a pair the sandbox makes (seconds of CPU).
 // Outages: a TCP relay in front of the sandbox drops every connection while "down" (the
 // sandbox has no outage switch of its own). Exit 0 when every check held, 1 otherwise.
 import { spawn } from 'node:child_process';
+import { createPublicKey } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -21,14 +25,18 @@ const { values: args } = parseArgs({
     minutes: { type: 'string', default: '10' },
     rows: { type: 'string', default: '20000' },
     seed: { type: 'string', default: '1' },
+    'phase-seconds': { type: 'string', default: '2:6' },
+    'kill-first': { type: 'boolean', default: false },
+    'key-file': { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
 const MINUTES = Number(args.minutes);
 const ROWS = Number(args.rows);
 const SEED = Number(args.seed);
-if (!(MINUTES > 0) || !Number.isInteger(ROWS) || ROWS < 10) {
-  console.error('usage: soak.js [--minutes N>0] [--rows N>=10] [--seed N] [--json]');
+const PHASE_MS = args['phase-seconds'].split(':').map((part) => Number(part) * 1000);
+if (!(MINUTES > 0) || !Number.isInteger(ROWS) || ROWS < 10 || !(PHASE_MS.length === 2 && PHASE_MS[0] > 0 && PHASE_MS[1] >= PHASE_MS[0])) {
+  console.error('usage: soak.js [--minutes N>0] [--rows N>=10] [--seed N] [--phase-seconds LOW:HIGH] [--kill-first] [--key-file PEM] [--json]');
   process.exit(2);
 }
 const BIN = new URL('../dist/bin.cjs', import.meta.url).pathname;
@@ -42,9 +50,14 @@ const random = createRandom(SEED);
 const between = (low, high) => low + random() * (high - low);
 
 const temp = mkdtempSync(join(tmpdir(), 'ccs-bulk-soak-'));
-const sandbox = await startSandbox({ seedRandom: SEED, retryAfterSeconds: 1 });
+const givenKey = args['key-file'] === undefined ? undefined : readFileSync(args['key-file'], 'utf8');
+const sandbox = await startSandbox({
+  seedRandom: SEED,
+  retryAfterSeconds: 1,
+  publicKeyPem: givenKey === undefined ? undefined : createPublicKey(givenKey).export({ type: 'spki', format: 'pem' }),
+});
 const keyFile = join(temp, 'private.pem');
-writeFileSync(keyFile, sandbox.privateKeyPem, { mode: 0o600 });
+writeFileSync(keyFile, givenKey ?? sandbox.privateKeyPem, { mode: 0o600 });
 const relay = await startRelay(Number(new URL(sandbox.url).port));
 const env = {
   ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('CCS_'))),
@@ -60,6 +73,8 @@ const totals = {
   runs: 0,
   attempts: 0,
   kills: 0,
+  /** Kills after which the results file held some rows' outcomes but not all: mid-import. */
+  killsMidRun: 0,
   rows: 0,
   validRows: 0,
   duplicates: 0,
@@ -93,7 +108,7 @@ if (args.json) console.log(JSON.stringify({ ok, ...totals }));
 else {
   console.log(
     `soak ${ok ? 'passed' : 'FAILED'}: ${totals.runs} runs × ${ROWS} rows (${totals.validRows} valid rows in all), ` +
-      `${totals.attempts} CLI runs, ${totals.kills} kill -9, duplicates ${totals.duplicates}, losses ${totals.losses}, ` +
+      `${totals.attempts} CLI runs, ${totals.kills} kill -9 (${totals.killsMidRun} mid-import), duplicates ${totals.duplicates}, losses ${totals.losses}, ` +
       `accounting errors ${totals.accountingErrors}, unfinished runs ${totals.unfinishedRuns}\n` +
       `  fault phases: ${JSON.stringify(totals.phases)}\n  faults injected: ${JSON.stringify(totals.faults)}`,
   );
@@ -110,11 +125,14 @@ async function soakOnce(run) {
   let done = false;
   for (let attempt = 1; attempt <= MAX_ATTEMPTS && !done; attempt++) {
     totals.attempts++;
-    const killAfter = kills < MAX_KILLS_PER_RUN && random() < 0.5 ? between(300, KILL_WINDOW_MS) : undefined;
-    const outcome = await runCli(['import', input, '--results', results, '--resume', '--quiet', '--json', '--retries', '3'], killAfter);
+    const killFirst = args['kill-first'] && kills === 0;
+    const killAfter = !killFirst && kills < MAX_KILLS_PER_RUN && random() < 0.5 ? between(300, KILL_WINDOW_MS) : undefined;
+    const outcome = await runCli(['import', input, '--results', results, '--resume', '--quiet', '--json', '--retries', '3'], killAfter, killFirst ? results : undefined);
     if (outcome.killed) {
       kills++;
       totals.kills++;
+      const recorded = rowsRecorded(results);
+      if (recorded > 0 && recorded < ROWS) totals.killsMidRun++;
       continue;
     }
     const summary = lastJson(outcome.stdout);
@@ -191,7 +209,17 @@ function check(run, results, expected) {
   totals.accountingErrors += problems;
 }
 
-function runCli(cliArgs, killAfterMs) {
+/** Row outcomes in a results file so far (its lines but the header; a row's cell may hold a newline). */
+function rowsRecorded(path) {
+  try {
+    return Math.max(0, parse(readFileSync(path), { relax_column_count: true }).length - 1);
+  } catch {
+    return 0;
+  }
+}
+
+/** The CLI, killed -9 after `killAfterMs`, or once `killOnRowsIn` (a results file) holds a row. */
+function runCli(cliArgs, killAfterMs, killOnRowsIn) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...cliArgs], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -199,8 +227,15 @@ function runCli(cliArgs, killAfterMs) {
     child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
     const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    const watch =
+      killOnRowsIn === undefined
+        ? undefined
+        : setInterval(() => {
+            if (rowsRecorded(killOnRowsIn) > 0) child.kill('SIGKILL');
+          }, 10);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      clearInterval(watch);
       if (code !== null && code !== 0 && code !== 1 && code !== 3 && !/stopped/.test(stderr)) {
         console.error(`ccs-bulk exited ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
       }
@@ -218,21 +253,31 @@ function lastJson(text) {
   }
 }
 
-/** Every 2–6 s a new phase: calm, 5xx, 429, cuts after create, a latency spike, or an outage. */
+/**
+ * Every 2–6 s (--phase-seconds) a new phase: calm, 5xx, 429, cuts after create, a latency spike,
+ * or an outage; dealt from a shuffled deck of the six, so every six phases hold each kind once.
+ */
 function startSchedule() {
   let timer;
   const calm = { failRate: 0, throttleRate: 0, resetRate: 0, latencyMs: 0, jitterMs: 5 };
+  let deck = [];
   const next = () => {
     relay.up();
-    const kinds = Object.keys(totals.phases);
-    const kind = kinds[Math.floor(random() * kinds.length)];
+    if (deck.length === 0) {
+      deck = Object.keys(totals.phases);
+      for (let i = deck.length - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1));
+        [deck[i], deck[j]] = [deck[j], deck[i]];
+      }
+    }
+    const kind = deck.pop();
     totals.phases[kind]++;
     const phase = { ...calm };
     if (kind === 'server_errors') phase.failRate = between(0.05, 0.3);
     if (kind === 'throttling') phase.throttleRate = between(0.05, 0.3);
     if (kind === 'cuts') phase.resetRate = between(0.02, 0.2);
     if (kind === 'latency') Object.assign(phase, { latencyMs: Math.round(between(200, 1500)), jitterMs: 300 });
-    const lengthMs = between(2000, 6000);
+    const lengthMs = between(PHASE_MS[0], PHASE_MS[1]);
     if (kind === 'outage') {
       relay.down();
       totals.faults.outageSeconds += lengthMs / 1000;

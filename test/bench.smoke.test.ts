@@ -1,5 +1,6 @@
 /**
- * The benchmark suite still runs: `bench/run.js` on small sizes, parts 0, 1 and 4, in child
+ * The benchmark suite still runs: `bench/run.js --smoke` (its smallest sizes, with the run's key
+ * pair instead of a fresh one), parts 0, 1 and 4, in child
  * processes against its own sandboxes, as `npm run bench` does. Figures are not asserted
  * (speed is the benchmark's business, not a test's); the machinery is: every row measured,
  * the floor posting the importer's exact bodies, the second-half figures, the results file.
@@ -8,8 +9,8 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempDir, ROOT } from './helpers.js';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { makeTempDir, ROOT, writeKeyFile } from './helpers.js';
 
 const run = promisify(execFile);
 
@@ -31,7 +32,8 @@ afterAll(() => temp.cleanup());
 describe('npm run bench', () => {
   it('measures import against its floor and export against its baseline, and writes the results file', async () => {
     const out = join(temp.dir, 'results.json');
-    const args = ['bench/run.js', '--quick', '--rows', '100', '--only', 'import,export', '--out', out];
+    const keyFile = await writeKeyFile(temp.dir, inject('signingKeys').privateKeyPem);
+    const args = ['bench/run.js', '--smoke', '--rows', '40', '--only', 'import,export', '--key-file', keyFile, '--out', out];
     const { stdout } = await run(process.execPath, args, { cwd: ROOT, timeout: 110_000 });
     expect(stdout).toContain('| Part');
 
@@ -48,7 +50,7 @@ describe('npm run bench', () => {
     expect(replay?.figure).toBe('20/20 replayed');
     expect(replay?.result).toBe('pass');
 
-    const imported = rows.find((row) => row.measure.startsWith('import 100 rows'));
+    const imported = rows.find((row) => row.measure.startsWith('import 40 rows'));
     expect(imported?.result).not.toBe('info');
     const steady = rows.find((row) => row.measure.includes('second half'));
     expect(steady?.figure).toMatch(/^-?[\d,]+ µs$/);

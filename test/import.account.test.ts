@@ -204,14 +204,17 @@ describe('a run whose event loop empties before it has finished (child process)'
     expect(run.stderr).toContain(`to continue: ccs-bulk import ${shellQuote(file)} --concurrency 2 --resume`);
     const lines = await readResults(`${file}.results.csv`);
     expect(lines.some((line) => line[0] === '9')).toBe(false);
-    const resumed = await runInjected('', ['import', file, '--resume', '--json']);
+    // The resume has nothing injected: in this process.
+    const resumed = await cli(['import', file, '--resume', '--json']);
     expect(resumed.code).toBe(0);
     expect(JSON.parse(resumed.stdout)).toMatchObject({ counts: { created: 1, skipped: 29 }, account: { complete: true } });
   }, 160_000);
 
   it('the outage ends while reading is paused, with every probe timer firing before its time: all rows created, exit 0', async () => {
-    const file = await csvFile(200);
-    ctx.sandbox.setFaults({ latencyMs: 5, outage: { atMs: 300, forMs: 2000, kind: '503' } });
+    // 10 ms a request at --concurrency 4: 100 rows take 250 ms at least, so the outage (counted
+    // from the first request) lands mid-run on any machine.
+    const file = await csvFile(100);
+    ctx.sandbox.setFaults({ latencyMs: 10, outage: { atMs: 150, forMs: 1000, kind: '503' } });
     try {
       const run = await runInjected('injected.probeTimer = (run, ms) => setTimeout(run, Math.max(0, ms - 400));', [
         'import',
@@ -223,7 +226,7 @@ describe('a run whose event loop empties before it has finished (child process)'
       expect(run.stderr).toMatch(/sending paused/);
       expect(run.stderr).toMatch(/sending resumed/);
       expect(run.code).toBe(0);
-      expect(JSON.parse(run.stdout)).toMatchObject({ counts: { created: 200, failed: 0 }, account: { complete: true, outcomesRecorded: 200 } });
+      expect(JSON.parse(run.stdout)).toMatchObject({ counts: { created: 100, failed: 0 }, account: { complete: true, outcomesRecorded: 100 } });
     } finally {
       ctx.sandbox.setFaults({ latencyMs: 0, outage: undefined });
     }

@@ -16,7 +16,7 @@ const ctx = useSandbox({
 describe('import through 10% 503, 5% 429 and 3% cuts after create', () => {
   it('creates every row exactly once', async () => {
     const input = join(ctx.dir, 'faulty.csv');
-    await writeFile(input, stringify([CLIENT_HEADER, ...validRows(500)]));
+    await writeFile(input, stringify([CLIENT_HEADER, ...validRows(300)]));
     const results = join(ctx.dir, 'faulty.results.csv');
     const run = await runCli(
       ['import', input, '--results', results, '--retries', '10', '--json', '--quiet'],
@@ -26,10 +26,10 @@ describe('import through 10% 503, 5% 429 and 3% cuts after create', () => {
     );
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout);
-    expect(summary.counts).toMatchObject({ created: 500, failed: 0 });
-    expect(ctx.sandbox.store.size).toBe(500);
+    expect(summary.counts).toMatchObject({ created: 300, failed: 0 });
+    expect(ctx.sandbox.store.size).toBe(300);
     const lines = await readResults(results);
-    expect(lines.filter((l) => l[1] === 'created')).toHaveLength(500);
+    expect(lines.filter((l) => l[1] === 'created')).toHaveLength(300);
     expect(lines.some((l) => Number(l[4]) > 1)).toBe(true);
     const { fail, throttle, reset } = ctx.sandbox.stats.faults;
     expect(fail).toBeGreaterThan(10);

@@ -5,7 +5,7 @@ import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
 import { shellQuote } from '../src/resume-command.js';
 import { startGate } from './gate.helpers.js';
-import { BIN, CLIENT_HEADER, readResults, runCli, shellWords, useSandbox, validRows } from './helpers.js';
+import { BIN, CLIENT_HEADER, readResults, runCliInProcess, shellWords, useSandbox, validRows } from './helpers.js';
 
 
 const ctx = useSandbox({ latencyMs: 40 });
@@ -14,7 +14,7 @@ describe('Ctrl-C', () => {
   it('stops reading, finishes in-flight requests, prints the resume command and exits 3', async () => {
     const input = join(ctx.dir, 'clients.csv');
     const results = join(ctx.dir, 'clients.results.csv');
-    await writeFile(input, stringify([CLIENT_HEADER, ...validRows(300)]));
+    await writeFile(input, stringify([CLIENT_HEADER, ...validRows(100)]));
     // After 30 requests the rest wait at a gate: the Ctrl-C lands mid-run on any machine.
     const gate = await startGate(ctx.sandbox.url);
     gate.close(30);
@@ -45,24 +45,24 @@ describe('Ctrl-C', () => {
     expect(resume).toBe(`ccs-bulk import ${shellQuote(input)} --results ${shellQuote(results)} --concurrency 4 --resume`);
 
     const lines = await readResults(results);
-    expect(lines.length).toBeLessThan(300);
+    expect(lines.length).toBeLessThan(100);
     // In-flight requests finished: every client the sandbox holds has its created line.
     expect(lines.filter((l) => l[1] === 'created')).toHaveLength(ctx.sandbox.store.size);
 
     const args = shellWords(resume!).slice(1);
     // The resume goes through the gate too: a results file records the service it was written
     // against (the gate's URL), and --resume refuses another.
-    const rest = await runCli([...args, '--json', '--quiet'], { env: { ...ctx.env(), CCS_BASE_URL: gate.url } }).finally(() => gate.stop());
+    const rest = await runCliInProcess([...args, '--json', '--quiet'], { env: { ...ctx.env(), CCS_BASE_URL: gate.url } }).finally(() => gate.stop());
     expect(rest.code).toBe(0);
-    expect(ctx.sandbox.store.size).toBe(300);
+    expect(ctx.sandbox.store.size).toBe(100);
     const summary = JSON.parse(rest.stdout);
-    expect(summary.counts.skipped + summary.counts.created).toBe(300);
+    expect(summary.counts.skipped + summary.counts.created).toBe(100);
   });
 
   it('a second Ctrl-C exits at once, and resume still ends with exactly one client per row', async () => {
     const input = join(ctx.dir, 'twice.csv');
     const results = join(ctx.dir, 'twice.results.csv');
-    await writeFile(input, stringify([CLIENT_HEADER, ...validRows(120, 1000)]));
+    await writeFile(input, stringify([CLIENT_HEADER, ...validRows(60, 1000)]));
     const before = ctx.sandbox.store.size;
     // Requests wait at a gate after the 10th: after the first Ctrl-C the run waits for them, so
     // only a second one ends it.
@@ -98,12 +98,12 @@ describe('Ctrl-C', () => {
     expect(stderr, stderr).toContain('stopped at once (second interrupt)');
     // The resume goes through the gate too: a results file records the service it was written
     // against (the gate's URL), and --resume refuses another.
-    const rest = await runCli(['import', input, '--results', results, '--resume', '--json', '--quiet'], {
+    const rest = await runCliInProcess(['import', input, '--results', results, '--resume', '--json', '--quiet'], {
       env: { ...ctx.env(), CCS_BASE_URL: gate.url },
     }).finally(() => gate.stop());
     expect(rest.code).toBe(0);
-    expect(ctx.sandbox.store.size - before).toBe(120);
+    expect(ctx.sandbox.store.size - before).toBe(60);
     const lines = await readResults(results);
-    expect(lines.filter((l) => l[1] === 'created')).toHaveLength(120);
+    expect(lines.filter((l) => l[1] === 'created')).toHaveLength(60);
   });
 });

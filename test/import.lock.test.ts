@@ -8,9 +8,9 @@ import { stringify } from 'csv-stringify/sync';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LockedError, lockFile } from '../src/lock.js';
 import { type Gate, startGate } from './gate.helpers.js';
-import { BIN, CLIENT_HEADER, readResults, runCli, useSandbox, validRows } from './helpers.js';
+import { BIN, CLIENT_HEADER, readResults, runCli, runCliInProcess, useSandbox, validRows } from './helpers.js';
 
-const ROWS = 150;
+const ROWS = 40;
 let input: string;
 let inputs = 0;
 
@@ -87,7 +87,8 @@ describe('two runs on one results file', () => {
     gate.close();
     const first = start(['import', input, '--results', join(ctx.dir, 'a.results.csv'), '--failed', failed, '--quiet'], gateEnv(gate));
     await waitFor(() => gate.held > 0);
-    const second = await runCli(['import', input, '--results', join(ctx.dir, 'b.results.csv'), '--failed', failed], {
+    // In this process: the lock it meets is the child's, another live process.
+    const second = await runCliInProcess(['import', input, '--results', join(ctx.dir, 'b.results.csv'), '--failed', failed], {
       env: ctx.env(),
     });
     gate.open();
@@ -106,11 +107,11 @@ describe('a lock left by a dead run', () => {
     const input = await freshInput();
     const before = ctx.sandbox.store.size;
     const args = ['import', input, '--results', results, '--resume', '--quiet'];
-    // 30 requests through, the rest held: the kill lands mid-run however fast the machine is.
+    // 20 requests through, the rest held: the kill lands mid-run however fast the machine is.
     const gate = await startGate(ctx.sandbox.url);
-    gate.close(30);
+    gate.close(20);
     const run = start(args, gateEnv(gate));
-    await waitFor(async () => gate.held > 0 && (await readFile(results, 'utf8').catch(() => '')).split(',created,').length > 30);
+    await waitFor(async () => gate.held > 0 && (await readFile(results, 'utf8').catch(() => '')).split(',created,').length > 20);
     run.child.kill('SIGKILL');
     await run.done;
     gate.drop();
@@ -120,7 +121,7 @@ describe('a lock left by a dead run', () => {
 
     // The resume goes through the gate too: a results file records the service it was written
     // against (the gate's URL), and --resume refuses another.
-    const rest = await runCli([...args, '--json'], { env: gateEnv(gate) }).finally(() => gate.stop());
+    const rest = await runCliInProcess([...args, '--json'], { env: gateEnv(gate) }).finally(() => gate.stop());
     expect(rest.code, rest.stderr).toBe(0);
     expect(ctx.sandbox.store.size - before).toBe(ROWS);
     const lines = await readResults(results);
@@ -132,7 +133,7 @@ describe('a lock left by a dead run', () => {
   it("a dead run's temp file beside the results file (a --resume compaction killed) is removed by the next run, a live one's kept", async () => {
     const input = await freshInput();
     const results = join(ctx.dir, 'swept.results.csv');
-    expect((await runCli(['import', input, '--results', results, '--quiet'], { env: ctx.env() })).code).toBe(0);
+    expect((await runCliInProcess(['import', input, '--results', results, '--quiet'], { env: ctx.env() })).code).toBe(0);
     const dead = join(ctx.dir, `.swept.results.csv.${deadPid()}.5eed0001.tmp`);
     const live = join(ctx.dir, `.swept.results.csv.${process.pid}.5eed0002.tmp`);
     writeFileSync(dead, 'row,outcome\n');
@@ -164,7 +165,7 @@ describe('a lock left by a dead run', () => {
     const broken = join(ctx.dir, 'broken.csv');
     await writeFile(broken, 'name,email\n"open,x\n');
     const results = join(ctx.dir, 'broken.results.csv');
-    const run = await runCli(['import', broken, '--results', results], { env: ctx.env() });
+    const run = await runCliInProcess(['import', broken, '--results', results], { env: ctx.env() });
     expect(run.code).toBe(2);
     expect(existsSync(`${results}.lock`)).toBe(false);
   });

@@ -9,7 +9,8 @@ import { CLIENT_HEADER, readResults, runCliInProcess as run, useSandbox, validRo
 const BOUND = 150_000;
 const runCli = (args: string[], options: Parameters<typeof run>[1] = {}) => run(args, { timeoutMs: BOUND - 10_000, ...options });
 
-// 10 ms per request keeps a few hundred rows busy for about a second, so an outage lands mid-run.
+// 10 ms per request at --concurrency 4: 100 rows take 250 ms at the very least, however fast the
+// machine, so an outage that begins (counted from the first request) before then lands mid-run.
 const ctx = useSandbox({ latencyMs: 10, seed: 400 });
 
 let fileCount = 0;
@@ -27,10 +28,10 @@ function storedOnce(keys: readonly string[]): boolean {
 }
 
 describe('a mid-run outage pauses the whole run (circuit breaker)', () => {
-  it('3 s of 503s mid-import: every row created exactly once, none failed, far fewer requests than rows × retries', async () => {
-    const rows = 300;
+  it('1 s of 503s mid-import: every row created exactly once, none failed, far fewer requests than rows × retries', async () => {
+    const rows = 150;
     const { file, results, keys } = await input(rows);
-    ctx.sandbox.setFaults({ outage: { atMs: 400, forMs: 3000, kind: '503' } });
+    ctx.sandbox.setFaults({ outage: { atMs: 200, forMs: 1000, kind: '503' } });
     const before = { requests: ctx.sandbox.stats.requests, size: ctx.sandbox.store.size, outage: ctx.sandbox.stats.faults.outage };
     const log = `${file}.log`;
     const run = await runCli(['import', file, '--results', results, '--concurrency', '4', '--json', '--progress-interval', '3600', '--log-file', log], {
@@ -57,21 +58,23 @@ describe('a mid-run outage pauses the whole run (circuit breaker)', () => {
   }, BOUND);
 
   it('connections cut mid-run (not refused at start) are an outage too, not a configuration error', async () => {
-    const rows = 200;
+    const rows = 100;
     const { file, results } = await input(rows);
-    ctx.sandbox.setFaults({ outage: { atMs: 300, forMs: 1500, kind: 'drop' } });
+    ctx.sandbox.setFaults({ outage: { atMs: 150, forMs: 500, kind: 'drop' } });
+    const outageBefore = ctx.sandbox.stats.faults.outage;
     const run = await runCli(['import', file, '--results', results, '--concurrency', '4', '--json', '--quiet'], { env: ctx.env() });
     ctx.sandbox.setFaults({ outage: undefined });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).counts).toMatchObject({ created: rows, failed: 0 });
+    expect(ctx.sandbox.stats.faults.outage - outageBefore).toBeGreaterThan(0);
   }, BOUND);
 
   it('still down after --outage-timeout: stops (exit 3), the rest not_attempted, --resume finishes exactly once', async () => {
-    const rows = 300;
+    const rows = 100;
     const { file, results, keys } = await input(rows);
-    ctx.sandbox.setFaults({ outage: { atMs: 300, forMs: 600_000, kind: '503' } });
+    ctx.sandbox.setFaults({ outage: { atMs: 150, forMs: 600_000, kind: '503' } });
     const size = ctx.sandbox.store.size;
-    const run = await runCli(['import', file, '--results', results, '--concurrency', '4', '--outage-timeout', '1.5', '--json', '--progress-interval', '3600'], {
+    const run = await runCli(['import', file, '--results', results, '--concurrency', '4', '--outage-timeout', '0.5', '--json', '--progress-interval', '3600'], {
       env: ctx.env(),
     });
     expect(run.code).toBe(3);
@@ -80,7 +83,7 @@ describe('a mid-run outage pauses the whole run (circuit breaker)', () => {
     expect(summary.counts.created).toBeGreaterThan(0);
     expect(summary.counts.created + summary.counts.not_attempted).toBe(rows);
     expect(summary.stopped).toMatchObject({ reason: 'outage', code: 'outage' });
-    expect(run.stderr).toMatch(/cause: the service has been unreachable or failing for \d+ s \(last: .*503.*\); stopped after --outage-timeout 1.5 s/);
+    expect(run.stderr).toMatch(/cause: the service has been unreachable or failing for \d+ s \(last: .*503.*\); stopped after --outage-timeout 0.5 s/);
     expect(run.stderr).toMatch(/to continue: ccs-bulk import .* --resume/);
 
     ctx.sandbox.setFaults({ outage: undefined });
@@ -96,7 +99,7 @@ describe('export through an outage', () => {
   it('pauses and finishes: every client once', async () => {
     const slow = await startSandbox({ latencyMs: 15, seed: 500, verifySignatures: false });
     try {
-      slow.setFaults({ outage: { atMs: 150, forMs: 2500, kind: '503' } });
+      slow.setFaults({ outage: { atMs: 150, forMs: 1000, kind: '503' } });
       // Four pages at a time: their four failures and one retry (within its first backoff, 200 ms at
       // most) are the five in a row that open the breaker, however slowly a busy machine retries;
       // 100 pages of 15 ms, four at a time, outlast the 150 ms before the outage on any machine.
@@ -119,7 +122,7 @@ describe('export through an outage', () => {
     try {
       down.setFaults({ outage: { atMs: 0, forMs: 600_000, kind: '503' } });
       const out = join(ctx.dir, 'down.csv');
-      const run = await runCli(['export', '--out', out, '--outage-timeout', '1'], {
+      const run = await runCli(['export', '--out', out, '--outage-timeout', '0.5'], {
         env: { CCS_BASE_URL: down.url, CCS_TOKEN: down.token },
       });
       expect(run.code).toBe(3);

@@ -18,19 +18,20 @@ const ctx = useSandbox({ latencyMs: 20 });
 
 beforeAll(async () => {
   input = join(ctx.dir, 'clients.csv');
-  await writeFile(input, stringify([CLIENT_HEADER, ...validRows(150)]));
+  // 60 rows, two or four at a time, 20 ms each: 300 ms at the least, many progress intervals.
+  await writeFile(input, stringify([CLIENT_HEADER, ...validRows(60)]));
 });
 
 describe('progress on stderr', () => {
   it('prints plain lines with rows/s and counts when stderr is not a terminal', async () => {
-    const run = await runCli(['import', input, '--overwrite', '--concurrency', '2', '--progress-interval', '0.2'], {
+    const run = await runCli(['import', input, '--overwrite', '--concurrency', '2', '--progress-interval', '0.1'], {
       env: ctx.env(),
     });
     expect(run.code).toBe(0);
     const lines = run.stderr.split('\n').filter((l) => /^ccs-bulk: \d+ rows, \d+\/s \(\d+%/.test(l));
     expect(lines.length).toBeGreaterThanOrEqual(2);
     expect(lines.at(-1)).toMatch(/created \d+/);
-    expect(run.stderr).toContain('150 created');
+    expect(run.stderr).toContain('60 created');
   });
 
   it('the summary counts one row as "1 row"', async () => {
@@ -67,7 +68,7 @@ describe('progress on stderr', () => {
     expect(code).toBe(0);
     expect(screen).toMatch(/[█░]+ \d+% \| \d+ rows \| \d+\/s \| ETA/);
     // Rows an earlier test of this file created: replayed, so counted as existing.
-    expect(screen).toMatch(/Imported 150 rows .*: \d+ created(, \d+ existing \(already on the service: replayed, not created\))?, 0 failed/);
+    expect(screen).toMatch(/Imported 60 rows .*: \d+ created(, \d+ existing \(already on the service: replayed, not created\))?, 0 failed/);
   });
 });
 
@@ -94,7 +95,7 @@ describe('progress as data (library)', () => {
       const done = imported.map((snapshot) => snapshot.done);
       expect(done).toEqual([...done].sort((a, b) => a - b));
       expect(imported.at(-1)).toEqual({
-        done: 150,
+        done: 60,
         fraction: 1,
         counters: { created: summary.counts.created, failed: 0, invalid: 0, skipped: 0, 'in flight limit': 4 },
       });

@@ -5,7 +5,7 @@ import { stringify } from 'csv-stringify/sync';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, CLIENT_HEADER, readResults, runCliInProcess as runCli, useSandbox, validRows } from './helpers.js';
 
-const ROWS = 400;
+const ROWS = 150;
 let input: string;
 
 const ctx = useSandbox({ latencyMs: 15, jitterMs: 10, resetRate: 0.05, retryAfterSeconds: 0 });
@@ -39,7 +39,7 @@ describe('kill -9 at random moments, then --resume', () => {
   it('ends with every row created exactly once and one created line per row', async () => {
     const results = join(ctx.dir, 'clients.results.csv');
     const args = ['import', input, '--results', results, '--resume', '--quiet'];
-    const cuts = [40, 160, 280].map((n) => n + Math.floor(Math.random() * 80));
+    const cuts = [15, 60, 105].map((n) => n + Math.floor(Math.random() * 30));
     for (const created of cuts) await killWhenCreated(args, results, created);
     const beforeFinal = (await readResults(results)).filter((l) => l[1] === 'created').length;
     expect(beforeFinal).toBeGreaterThanOrEqual(cuts[2]!);

@@ -56,11 +56,12 @@ describe('output paths', () => {
   });
 
   it('a disk that fills up mid-run stops cleanly (no stack trace) and resume finishes exactly once', async () => {
-    const input = await csv([CLIENT_HEADER, ...validRows(300, 5000)]);
+    const input = await csv([CLIENT_HEADER, ...validRows(100, 5000)]);
     const results = join(ctx.dir, 'full.results.csv');
     const env = { ...process.env, ...ctx.env() };
-    // ulimit -f caps the size of files this process may write: the results file hits it.
-    const child = spawn('bash', ['-c', `trap "" XFSZ; ulimit -f 40; exec "$0" "$@"`, process.execPath, BIN, 'import', input, '--results', results], { env });
+    // ulimit -f caps the size of files this process may write (in KiB): the results file hits
+    // it after some 40 of its 100 rows.
+    const child = spawn('bash', ['-c', `trap "" XFSZ; ulimit -f 8; exec "$0" "$@"`, process.execPath, BIN, 'import', input, '--results', results], { env });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
@@ -72,8 +73,8 @@ describe('output paths', () => {
     const rest = await runCli(['import', input, '--results', results, '--resume', '--quiet'], { env: ctx.env() });
     expect(rest.code, rest.stderr).toBe(0);
     const created = (await readResults(results)).filter((l) => l[1] === 'created');
-    expect(created).toHaveLength(300);
-    expect(new Set(created.map((l) => l[0])).size).toBe(300);
+    expect(created).toHaveLength(100);
+    expect(new Set(created.map((l) => l[0])).size).toBe(100);
   });
 });
 
@@ -111,8 +112,9 @@ describe('Ctrl-C while rows wait to retry', () => {
     const results = join(ctx.dir, 'wait.results.csv');
     const failed = join(ctx.dir, 'wait.failed.csv');
     // The rows sit out the whole wait before they are recorded: long enough that a busy machine
-    // delivers the interrupt within it, short enough for a test.
-    ctx.sandbox.setFaults({ throttleRate: 1, retryAfterSeconds: 10 });
+    // delivers the interrupt within it. The 429s come after 300 ms of latency, so all 16 rows are
+    // on the wire before the first one pauses the run (else the rest wait out that pause first).
+    ctx.sandbox.setFaults({ throttleRate: 1, retryAfterSeconds: 10, latencyMs: 300 });
     const child = spawn(process.execPath, [BIN, 'import', input, '--results', results, '--failed', failed, '--concurrency', '16'], {
       env: { ...process.env, ...ctx.env() },
     });
@@ -131,7 +133,7 @@ describe('Ctrl-C while rows wait to retry', () => {
     }, 20);
     const code = await new Promise((resolve) => child.on('close', resolve));
     clearInterval(poll);
-    ctx.sandbox.setFaults({ throttleRate: 0, retryAfterSeconds: 0 });
+    ctx.sandbox.setFaults({ throttleRate: 0, retryAfterSeconds: 0, latencyMs: 0 });
     expect(code).toBe(3);
     expect(stderr).not.toContain('MaxListenersExceededWarning');
     const lines = await readResults(results);

@@ -11,7 +11,7 @@ const ctx = useSandbox({ latencyMs: 5 });
 
 describe('--shard K/N: three processes on one file', () => {
   it('create every row exactly once, one shard killed and resumed alone; merge accounts for every row once', async () => {
-    const rows = validRows(900);
+    const rows = validRows(300);
     rows[9] = [...rows[4]!]; // row 10 repeats row 5: a duplicate, whichever shard row 5 is in
     rows[19] = ['', 'not-an-email', 'DE', 'Street', 'EUR', '2024-05-17']; // row 20 invalid
     const input = join(ctx.dir, 'shared.csv');
@@ -21,14 +21,14 @@ describe('--shard K/N: three processes on one file', () => {
     const third = shardResultsPath(results, { index: 3, count: 3 });
 
     // Shard 3 starts with the others and is killed (kill -9) once it has created some rows; its
-    // requests wait at a gate after the 60th, so the kill lands mid-run on any machine.
+    // requests wait at a gate after the 40th, so the kill lands mid-run on any machine.
     const gate = await startGate(ctx.sandbox.url);
-    gate.close(60);
+    gate.close(40);
     const victim = spawn(process.execPath, [BIN, ...args(3)], { env: { ...process.env, ...ctx.env(), CCS_BASE_URL: gate.url } });
     const killed = new Promise<NodeJS.Signals | null>((resolve) => victim.on('close', (_code, signal) => resolve(signal)));
     const poll = setInterval(async () => {
       const text = await readFile(third, 'utf8').catch(() => '');
-      if (text.split(',created,').length > 50) {
+      if (text.split(',created,').length > 30) {
         clearInterval(poll);
         victim.kill('SIGKILL');
       }
@@ -50,18 +50,18 @@ describe('--shard K/N: three processes on one file', () => {
     const summaries = [one, two, resumed].map((run) => JSON.parse(run.stdout));
     for (const [i, summary] of summaries.entries()) {
       expect(summary.shard).toMatchObject({ index: i + 1, count: 3 });
-      expect(summary.rows + summary.shard.otherRows).toBe(900);
+      expect(summary.rows + summary.shard.otherRows).toBe(300);
       expect(summary.results).toBe(shardResultsPath(results, { index: i + 1, count: 3 }));
     }
-    expect(ctx.sandbox.store.size).toBe(898);
+    expect(ctx.sandbox.store.size).toBe(298);
 
     const out = join(ctx.dir, 'merged.results.csv');
     const files = [1, 2, 3].map((k) => shardResultsPath(results, { index: k, count: 3 }));
     const merged = await runCli(['results', 'merge', ...files, '--out', out, '--json']);
-    expect(merged.stderr).toContain('Merged 3 files: 900 rows');
-    expect(JSON.parse(merged.stdout).counts).toMatchObject({ created: 898, duplicate: 1, invalid: 1 });
+    expect(merged.stderr).toContain('Merged 3 files: 300 rows');
+    expect(JSON.parse(merged.stdout).counts).toMatchObject({ created: 298, duplicate: 1, invalid: 1 });
     const lines = await readResults(out);
-    expect(lines.map((l) => Number(l[0]))).toEqual(Array.from({ length: 900 }, (_, i) => i + 1));
+    expect(lines.map((l) => Number(l[0]))).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
     // The duplicate is in the shard of its first occurrence, named by row.
     expect(lines[9]!.slice(1, 2)).toEqual(['duplicate']);
     expect(lines[9]![9]).toContain('row 5');

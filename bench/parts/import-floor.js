@@ -26,7 +26,8 @@ export async function run(ctx) {
   const rows = ctx.sizes.importRows;
   const concurrency = ctx.concurrency;
   const { imported, floor } = await importBetweenFloors(ctx, { rows, concurrency, replayCheck: REPLAY_CHECK });
-  const unsigned = await unsignedRuns(ctx, { rows, concurrency, rounds: 3 });
+  const rounds = ctx.sizes.unsignedRounds;
+  const unsigned = await unsignedRuns(ctx, { rows, concurrency, rounds });
   const pipelineUs = perRowUs(unsigned.pipeline);
   const bareUs = perRowUs(unsigned.bare);
   const overheadUs = pipelineUs - bareUs;
@@ -48,7 +49,7 @@ export async function run(ctx) {
     }),
     row({
       part,
-      measure: 'CPU per row besides the signature: pipeline − bare loop (unsigned, medians of 3)',
+      measure: `CPU per row besides the signature: pipeline − bare loop (unsigned, ${rounds > 1 ? `medians of ${rounds}` : 'one run'})`,
       figure: `${count(overheadUs)} µs`,
       baseline: `pipeline ${count(pipelineUs)} µs, bare undici loop ${count(bareUs)} µs`,
       ratio: pipelineUs / bareUs,

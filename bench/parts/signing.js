@@ -10,7 +10,7 @@ export async function run(ctx) {
   const busyBefore = systemBusySeconds();
   const ownBefore = process.cpuUsage();
   const started = performance.now();
-  const r = await measureSigning(ctx.quick ? 0.5 : 1, ctx.keys.privateKeyPem);
+  const r = await measureSigning(ctx.sizes.signingSeconds, ctx.keys.privateKeyPem);
   const own = process.cpuUsage(ownBefore);
   const busy = systemBusySeconds() - busyBefore;
   // What other processes used meanwhile, as for every other run (see foreignCores).
