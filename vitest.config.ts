@@ -2,20 +2,20 @@ import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Files that are one long test each (a bench run, a soak run, the hostile corpus, the reader
- * thread's properties): started first, so neither worker is left with one at the end. vitest
- * orders by the last run's durations when it has them; on a fresh checkout it has none and
- * would order by file size, which puts the short bench and soak files last.
+ * The longest files (the hostile workbooks, the guide run in bash, the adaptive runs against a
+ * rate limit, the reader thread's properties, a bench run): started first, so neither worker is
+ * left with one at the end. vitest orders by the last run's durations when it has them; on a
+ * fresh checkout it has none and would order by file size, which puts the short bench file last.
  */
 const LONG_FIRST = [
-  'bench.smoke',
-  'input.hostile',
-  'input.thread',
   'input.hostile-xlsx',
-  'service.hostile',
-  'soak.smoke',
+  'guide',
+  'export.prefetch',
+  'import.adaptive',
+  'input.thread',
+  'bench.smoke',
+  'import.outage',
   'input.hostile-generated',
-  'input.thread-validate',
 ];
 
 class LongFirst extends BaseSequencer {
