@@ -27,7 +27,7 @@ const DEFAULT_OUT = fileURLToPath(new URL('results.json', import.meta.url));
 
 const HELP = `Usage: node bench/run.js [options]   (npm run bench builds dist/ first)
 
-  --rows N              rows for part 1, import vs signing floor (default 20000; --quick 2000);
+  --rows N              rows for part 1, import vs signing floor (default 20000; --quick 2000; --smoke 100);
                         the memory part imports N and 5×N
   --quick               small sizes for a smoke run (1–3 minutes)
   --smoke               the smallest sizes, one unsigned round: the machinery runs, the figures

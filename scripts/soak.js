@@ -4,8 +4,9 @@
 // CLI killed (-9) at random moments and resumed until done. After each import: the sandbox
 // holds exactly one client per valid row and the results file accounts for every row once.
 // Usage: npm run test:soak -- [--minutes 10] [--rows 20000] [--seed 1] [--phase-seconds 2:6] [--kill-first] [--key-file PEM] [--json]
-// --kill-first: every import's CLI runs until one is killed once its results file holds a row
-// outcome (mid-run, whatever the machine's speed), before the random kills. --key-file: sign
+// --kill-first: each import's CLI is first killed as soon as its results file holds a row
+// outcome (polled every 10 ms, so mid-run unless the whole import takes less), before the
+// random kills. --key-file: sign
 // with this RSA private key (PEM) instead of a pair the sandbox makes (seconds of CPU).
 // Outages: a TCP relay in front of the sandbox drops every connection while "down" (the
 // sandbox has no outage switch of its own). Exit 0 when every check held, 1 otherwise.

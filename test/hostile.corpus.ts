@@ -1,22 +1,15 @@
 /**
  * Runs the hostile-input manifest (fixtures/input/hostile/manifest.json) through the real CLI
  * against a sandbox: each case ends with its exit code and message, in bounded time, under
- * RSS_LIMIT_MIB (a small file run in this process: adding under RSS_GROWTH_LIMIT_MIB), without
- * a stack trace, and sends exactly its valid rows.
+ * RSS_LIMIT_MIB, without a stack trace, and sends exactly its valid rows.
  */
-import { chownSync, copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { chownSync, copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, expect, it } from 'vitest';
 import { generators } from './hostile.generate.js';
-import {
-  RSS_GROWTH_LIMIT_MIB,
-  RSS_LIMIT_MIB,
-  removeUserClis,
-  runCliInProcessMeasured,
-  runCliMeasured,
-} from './hostile.helpers.js';
+import { RSS_LIMIT_MIB, removeUserClis, runCliMeasured } from './hostile.helpers.js';
 import { makeTempDir, type SandboxContext } from './helpers.js';
 
 export interface HostileCase {
@@ -37,24 +30,12 @@ export function hostileCases(filter: (entry: HostileCase) => boolean): HostileCa
   return (JSON.parse(readFileSync(MANIFEST, 'utf8')) as { cases: HostileCase[] }).cases.filter(filter);
 }
 
-/** The most a case run in this process may read (see testHostileCases' `inProcess`). */
-const IN_PROCESS_MAX_BYTES = 64 * 1024;
-
-/**
- * Registers one test per case; a table of exit codes, times and peak RSS is printed at the end.
- * `inProcess`: small files (at most IN_PROCESS_MAX_BYTES, asserted) run through the CLI in this
- * process, their memory bound as RSS_GROWTH_LIMIT_MIB over this process's RSS: a child's start
- * would be most of such a case's cost. Large, special and other-user inputs run as a child.
- */
-export function testHostileCases(
-  ctx: SandboxContext,
-  cases: HostileCase[],
-  { timeoutMs = 90_000, inProcess = false }: { timeoutMs?: number; inProcess?: boolean } = {},
-): void {
+/** Registers one test per case; a table of exit codes, times and peak RSS is printed at the end. */
+export function testHostileCases(ctx: SandboxContext, cases: HostileCase[], timeoutMs = 90_000): void {
   const figures: string[] = [];
   let temp: Awaited<ReturnType<typeof makeTempDir>> | undefined;
   afterAll(async () => {
-    if (figures.length > 0) console.log(`hostile inputs (exit, seconds, peak RSS MiB; +MiB: added in this process):\n${figures.join('\n')}`);
+    if (figures.length > 0) console.log(`hostile inputs (exit, seconds, peak RSS MiB):\n${figures.join('\n')}`);
     await temp?.cleanup();
     removeUserClis();
   });
@@ -83,29 +64,18 @@ export function testHostileCases(
       chownSync(env.CCS_SIGNING_KEY_FILE, generated.uid, generated.gid ?? generated.uid);
     }
     const before = { ...ctx.sandbox.stats };
-    const args = ['import', generated.path, '--results', results, '--failed', failed, '--concurrency', '4'];
     let run;
-    let memory: { mib: number; limit: number; figure: string };
     try {
-      if (inProcess) expect(statSync(generated.path).size).toBeLessThanOrEqual(IN_PROCESS_MAX_BYTES);
-      const here = inProcess ? await runCliInProcessMeasured(args, { env, timeoutMs }) : undefined;
-      if (here !== undefined) {
-        run = here;
-        memory = { mib: here.rssGrowthMiB, limit: RSS_GROWTH_LIMIT_MIB, figure: `+${Math.max(0, here.rssGrowthMiB).toFixed(0)}` };
-      } else {
-        const child = await runCliMeasured(args, {
-          env,
-          timeoutMs,
-          ...(generated.uid !== undefined && { uid: generated.uid, gid: generated.gid, cwd: outDir }),
-          ...(generated.bin !== undefined && { bin: generated.bin }),
-        });
-        run = child;
-        memory = { mib: child.peakRssMiB, limit: RSS_LIMIT_MIB, figure: child.peakRssMiB.toFixed(0) };
-      }
+      run = await runCliMeasured(['import', generated.path, '--results', results, '--failed', failed, '--concurrency', '4'], {
+        env,
+        timeoutMs,
+        ...(generated.uid !== undefined && { uid: generated.uid, gid: generated.gid, cwd: outDir }),
+        ...(generated.bin !== undefined && { bin: generated.bin }),
+      });
     } finally {
       generated.cleanup?.();
     }
-    figures.push(`  ${entry.file.padEnd(42)} ${run.code}  ${(run.elapsedMs / 1000).toFixed(1).padStart(5)} s  ${memory.figure.padStart(4)}`);
+    figures.push(`  ${entry.file.padEnd(42)} ${run.code}  ${(run.elapsedMs / 1000).toFixed(1).padStart(5)} s  ${run.peakRssMiB.toFixed(0).padStart(4)}`);
     expect(run.signal, `killed after ${timeoutMs} ms`).toBeNull();
     expect(run.code, run.stderr).toBe(entry.exit);
     // One sandbox serves the whole corpus: a row another file already sent is `existing` (replayed).
@@ -114,7 +84,7 @@ export function testHostileCases(
     else expect(run.stderr).toContain(entry.message);
     expect(run.stderr).not.toContain('internal error');
     expect(run.stderr).not.toMatch(/\n\s+at /);
-    expect(memory.mib).toBeLessThan(memory.limit);
+    expect(run.peakRssMiB).toBeLessThan(RSS_LIMIT_MIB);
     // Only valid rows reach the service: one request each (no faults are injected here).
     expect(ctx.sandbox.stats.requests - before.requests).toBe(entry.created);
     expect(ctx.sandbox.stats.creates + ctx.sandbox.stats.replays - before.creates - before.replays).toBe(entry.created);

@@ -30,7 +30,8 @@ export interface InProcessMeasuredResult extends CliResult {
  * The CLI in this process (runCliInProcess), with the most its run added to this process's
  * RSS: the kernel's high-water mark is reset to the current RSS before the run (writing 5 to
  * /proc/self/clear_refs) and read after it. For small inputs, where starting a child is most
- * of a case's cost. Undefined where the mark cannot be reset: the caller runs a child.
+ * of a case's cost; memory the worker already holds and reuses is not seen, so cases whose memory
+ * is the point run as a child. Undefined where the mark cannot be reset: the caller runs a child.
  */
 export async function runCliInProcessMeasured(args: string[], options: CliOptions = {}): Promise<InProcessMeasuredResult | undefined> {
   const status = () => readFileSync('/proc/self/status', 'utf8');
@@ -40,7 +41,10 @@ export async function runCliInProcessMeasured(args: string[], options: CliOption
   } catch {
     return undefined;
   }
-  const rss = kib(status(), 'VmRSS');
+  const reset = status();
+  const rss = kib(reset, 'VmRSS');
+  // A kernel that took the write but kept the mark: a child measures instead.
+  if (!(kib(reset, 'VmHWM') - rss < 8 * 1024)) return undefined;
   const started = Date.now();
   const run = await runCliInProcess(args, options);
   const peak = kib(status(), 'VmHWM');

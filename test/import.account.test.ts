@@ -214,7 +214,7 @@ describe('a run whose event loop empties before it has finished (child process)'
     // 10 ms a request at --concurrency 4: 100 rows take 250 ms at least, so the outage (counted
     // from the first request) lands mid-run on any machine.
     const file = await csvFile(100);
-    ctx.sandbox.setFaults({ latencyMs: 10, outage: { atMs: 150, forMs: 1000, kind: '503' } });
+    ctx.sandbox.setFaults({ latencyMs: 10, outage: { atMs: 150, forMs: 2000, kind: '503' } });
     try {
       const run = await runInjected('injected.probeTimer = (run, ms) => setTimeout(run, Math.max(0, ms - 400));', [
         'import',

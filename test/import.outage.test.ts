@@ -28,10 +28,10 @@ function storedOnce(keys: readonly string[]): boolean {
 }
 
 describe('a mid-run outage pauses the whole run (circuit breaker)', () => {
-  it('1 s of 503s mid-import: every row created exactly once, none failed, far fewer requests than rows × retries', async () => {
+  it('2 s of 503s mid-import: every row created exactly once, none failed, far fewer requests than rows × retries', async () => {
     const rows = 150;
     const { file, results, keys } = await input(rows);
-    ctx.sandbox.setFaults({ outage: { atMs: 200, forMs: 1000, kind: '503' } });
+    ctx.sandbox.setFaults({ outage: { atMs: 200, forMs: 2000, kind: '503' } });
     const before = { requests: ctx.sandbox.stats.requests, size: ctx.sandbox.store.size, outage: ctx.sandbox.stats.faults.outage };
     const log = `${file}.log`;
     const run = await runCli(['import', file, '--results', results, '--concurrency', '4', '--json', '--progress-interval', '3600', '--log-file', log], {
@@ -60,13 +60,17 @@ describe('a mid-run outage pauses the whole run (circuit breaker)', () => {
   it('connections cut mid-run (not refused at start) are an outage too, not a configuration error', async () => {
     const rows = 100;
     const { file, results } = await input(rows);
-    ctx.sandbox.setFaults({ outage: { atMs: 150, forMs: 500, kind: 'drop' } });
+    ctx.sandbox.setFaults({ outage: { atMs: 150, forMs: 1500, kind: 'drop' } });
     const outageBefore = ctx.sandbox.stats.faults.outage;
-    const run = await runCli(['import', file, '--results', results, '--concurrency', '4', '--json', '--quiet'], { env: ctx.env() });
+    const log = `${file}.log.jsonl`;
+    const run = await runCli(['import', file, '--results', results, '--concurrency', '4', '--json', '--quiet', '--log-file', log], { env: ctx.env() });
     ctx.sandbox.setFaults({ outage: undefined });
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout).counts).toMatchObject({ created: rows, failed: 0 });
     expect(ctx.sandbox.stats.faults.outage - outageBefore).toBeGreaterThan(0);
+    // Taken for an outage: the run paused (not just retried rows one by one).
+    const events = (await readFile(log, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { event: string });
+    expect(events.some((line) => line.event === 'outage_paused')).toBe(true);
   }, BOUND);
 
   it('still down after --outage-timeout: stops (exit 3), the rest not_attempted, --resume finishes exactly once', async () => {

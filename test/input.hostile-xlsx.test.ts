@@ -14,7 +14,7 @@ import { useInputFiles } from './input.helpers.js';
 
 const ctx = useSandbox();
 
-testHostileCases(ctx, hostileCases((entry) => entry.xlsx === true || entry.pending !== undefined), { timeoutMs: 120_000 });
+testHostileCases(ctx, hostileCases((entry) => entry.xlsx === true || entry.pending !== undefined), 120_000);
 
 const { path } = useInputFiles();
 let files = 0;

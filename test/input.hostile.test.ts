@@ -1,8 +1,6 @@
 /**
  * The hostile-input corpus, CSV and file-system cases kept in the repository: see
- * test/hostile.corpus.ts. All small, they run through the CLI in this process, their memory
- * measured as what they add to it. (The ones made at test time, large or special, each run as
- * a child: input.hostile-generated.test.ts.)
+ * test/hostile.corpus.ts. (The ones made at test time: input.hostile-generated.test.ts.)
  */
 import { expect, it } from 'vitest';
 import { useSandbox } from './helpers.js';
@@ -16,4 +14,4 @@ it('the corpus holds at least 30 files, each with its exit code and message', ()
   for (const entry of cases) expect(entry.message.length).toBeGreaterThan(0);
 });
 
-testHostileCases(ctx, cases.filter((entry) => entry.generate === undefined), { inProcess: true });
+testHostileCases(ctx, cases.filter((entry) => entry.generate === undefined));

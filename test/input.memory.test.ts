@@ -48,7 +48,7 @@ console.log(JSON.stringify({ sizeBytes: source.info.sizeBytes, first, error, byt
 `;
 
 it('is refused at its line with bounded memory, after the rows before it', async () => {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', READ, path], { cwd: ROOT });
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', READ, path], { cwd: ROOT, timeout: 60_000 });
   const read = JSON.parse(stdout) as {
     sizeBytes: number;
     first: string[];

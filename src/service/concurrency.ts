@@ -264,6 +264,7 @@ function paced(state: ControllerState, at: number, through = true): { pace: numb
 /**
  * The state with the window and the pace an answer moved, built field by field: every answer
  * comes through here, and a spread of the state took V8's slow copy (most of the controller's time).
+ * Every field of ControllerState is required, so a field added there and missed here fails to compile.
  */
 function answered(state: ControllerState, window: WindowTally, { pace, paceAt }: { pace: number; paceAt: number | undefined }): ControllerState {
   const { limit, ceiling, recentMeans, ignore, cutAt, calm, throttledAt, probeStep, riseFloor, slowStart } = state;
