@@ -1,7 +1,7 @@
 /**
  * A 50 MB field with the default 1 MiB bound: an error at its line, never an out-of-memory.
- * The read runs in a process of its own (the built reader, dist/), so that process's peak RSS
- * reflects this read only: the suite's workers run many files each.
+ * The read runs in a process of its own (the built reader, dist/, under a 32-MB heap), so that
+ * process's peak RSS reflects this read only: the suite's workers run many files each.
  */
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
@@ -48,7 +48,12 @@ console.log(JSON.stringify({ sizeBytes: source.info.sizeBytes, first, error, byt
 `;
 
 it('is refused at its line with bounded memory, after the rows before it', async () => {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', READ, path], { cwd: ROOT, timeout: 60_000 });
+  // A 32-MB JavaScript heap: a reader that held the 50-MB field as a string would die of it; and
+  // a small heap is collected early, so the peak RSS is the reader's, not garbage not yet freed.
+  const { stdout } = await promisify(execFile)(process.execPath, ['--max-old-space-size=32', '--input-type=module', '-e', READ, path], {
+    cwd: ROOT,
+    timeout: 60_000,
+  });
   const read = JSON.parse(stdout) as {
     sizeBytes: number;
     first: string[];
