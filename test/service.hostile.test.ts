@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CLIENT_HEADER, makeTempDir, runCliInProcess, validRows, writeKeyFile } from './helpers.js';
+import { CLIENT_HEADER, type CliOptions, makeTempDir, runCliInProcess, validRows, writeKeyFile } from './helpers.js';
 import {
   type InProcessMeasuredResult,
   type MeasuredResult,
@@ -107,9 +107,15 @@ interface ImportRun {
   memory: { mib: number; limit: number };
 }
 
-/** A child's peak RSS and its bound, or what a run in this process added to ours and that bound. */
-function memoryOf(run: MeasuredResult | InProcessMeasuredResult): { mib: number; limit: number } {
-  return 'rssGrowthMiB' in run ? { mib: run.rssGrowthMiB, limit: RSS_GROWTH_LIMIT_MIB } : { mib: run.peakRssMiB, limit: RSS_LIMIT_MIB };
+/**
+ * The CLI in this process unless `child` (or the peak cannot be reset there), with its memory:
+ * a child's peak RSS and its bound, or what the run added to ours and that bound.
+ */
+async function runMeasured(args: string[], options: CliOptions, child: boolean) {
+  const measured: MeasuredResult | InProcessMeasuredResult =
+    (child ? undefined : await runCliInProcessMeasured(args, options)) ?? (await runCliMeasured(args, options));
+  const memory = 'rssGrowthMiB' in measured ? { mib: measured.rssGrowthMiB, limit: RSS_GROWTH_LIMIT_MIB } : { mib: measured.peakRssMiB, limit: RSS_LIMIT_MIB };
+  return { ...measured, memory };
 }
 
 /**
@@ -123,9 +129,7 @@ async function runImport(extra: string[] = [], { child = false, timeout = '1' } 
   const failed = join(temp.dir, `run-${runs}.failed.csv`);
   const args = ['import', input, '--results', results, '--failed', failed, '--retries', '0', '--timeout', timeout, '--json', ...extra];
   const options = { env: { CCS_BASE_URL: base, CCS_TOKEN: TOKEN, CCS_SIGNING_KEY_FILE: keyFile }, timeoutMs: 30_000 };
-  const here = child ? undefined : await runCliInProcessMeasured(args, options);
-  const measured = here ?? (await runCliMeasured(args, options));
-  const run = { ...measured, memory: memoryOf(measured) };
+  const run = await runMeasured(args, options, child);
   const resultsText = await readFile(results, 'utf8');
   const failedText = await readFile(failed, 'utf8');
   return {
@@ -289,14 +293,12 @@ describe('List Clients answers that cannot be trusted', () => {
     const out = join(temp.dir, `export-${runs}.csv`);
     const args = ['export', '--out', out, '--retries', '0', '--timeout', '5'];
     const options = { env: { CCS_BASE_URL: base, CCS_TOKEN: TOKEN }, timeoutMs: 30_000 };
-    const here = child ? undefined : await runCliInProcessMeasured(args, options);
-    const measured = here ?? (await runCliMeasured(args, options));
-    const memory = memoryOf(measured);
+    const run = await runMeasured(args, options, child);
     const written = await readFile(out, 'utf8').then(
       () => true,
       () => false,
     );
-    return { ...measured, memory, written };
+    return { ...run, written };
   }
 
   it('a page announcing 2 GB (Content-Length): the export fails loudly without reading it, memory flat', async () => {
