@@ -9,7 +9,7 @@ import { BlockWriter } from '../src/import/output-files.js';
 import { LineCounter } from '../src/import/read/decode-chunks.js';
 import { unescapeFormula } from '../src/import/normalize.js';
 import { formatLine, RESULT_COLUMNS } from '../src/import/results.js';
-import { createSendWindow } from '../src/import/send-window.js';
+import { createSendWindow, type SendWindow, signedBacklog } from '../src/import/send-window.js';
 import { createProgress } from '../src/progress.js';
 import { type ProgressSnapshot, progressReporter } from '../src/progress-report.js';
 import { makeTempDir } from './helpers.js';
@@ -97,40 +97,46 @@ describe('LineCounter', () => {
   });
 });
 
+/** Feeds 40 rows through a window (signing takes a tick, the wire two); the most at once of each. */
+async function busiest(window: SendWindow) {
+  let signing = 0;
+  let onWire = 0;
+  let running = 0;
+  const most = { signing: 0, wire: 0, running: 0 };
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 2));
+  for (let row = 0; row < 40; row++) {
+    await window.slot();
+    running++;
+    most.running = Math.max(most.running, running);
+    window.run(async () => {
+      await window.signing(async () => {
+        most.signing = Math.max(most.signing, ++signing);
+        await tick();
+        signing--;
+      });
+      await window.wire(async () => {
+        most.wire = Math.max(most.wire, ++onWire);
+        await tick();
+        await tick();
+        onWire--;
+      });
+      running--;
+    });
+  }
+  await window.drain();
+  expect(running).toBe(0);
+  return most;
+}
+
 describe('send window', () => {
   it('bounds the wire to `concurrency`, signing to `ahead`, and the reader to both', async () => {
-    const window = createSendWindow({ concurrency: 2, ahead: 3 });
-    let signing = 0;
-    let onWire = 0;
-    let maxSigning = 0;
-    let maxWire = 0;
-    let maxRunning = 0;
-    let running = 0;
-    const tick = () => new Promise((resolve) => setTimeout(resolve, 2));
-    for (let row = 0; row < 40; row++) {
-      await window.slot();
-      running++;
-      maxRunning = Math.max(maxRunning, running);
-      window.run(async () => {
-        await window.signing(async () => {
-          maxSigning = Math.max(maxSigning, ++signing);
-          await tick();
-          signing--;
-        });
-        await window.wire(async () => {
-          maxWire = Math.max(maxWire, ++onWire);
-          await tick();
-          await tick();
-          onWire--;
-        });
-        running--;
-      });
-    }
-    await window.drain();
-    expect(running).toBe(0);
-    expect(maxWire).toBe(2);
-    expect(maxSigning).toBe(3);
-    expect(maxRunning).toBe(5);
+    expect(await busiest(createSendWindow({ concurrency: 2, ahead: 3 }))).toEqual({ signing: 3, wire: 2, running: 5 });
+  });
+
+  it('with a backlog, up to that many more rows wait signed for the wire; signing and the wire keep their bounds', async () => {
+    expect(await busiest(createSendWindow({ concurrency: 2, ahead: 3, backlog: 6 }))).toEqual({ signing: 3, wire: 2, running: 11 });
+    // The import's: two seconds of one core's signing per core, at most 4,096 rows.
+    expect([signedBacklog(2), signedBacklog(8), signedBacklog(64)]).toEqual([1024, 4096, 4096]);
   });
 });
 

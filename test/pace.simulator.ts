@@ -1,7 +1,7 @@
 /**
  * A discrete-event simulation of an import's pace on a virtual clock: a signer of N threads,
- * the send window (rows admitted while fewer than limit + ahead are open; signing, then a wire
- * slot), the client's shared 429 pause and retries, the circuit breaker, and a service with a
+ * the send window (rows admitted while fewer than limit + ahead + backlog are open; signing,
+ * then a wire slot), the client's shared 429 pause and retries, the circuit breaker, and a service with a
  * round trip, jitter, a token-bucket limit, a cap on concurrent requests and an outage.
  * The parts that decide the pace are the real ones: the adaptive limit (adaptive-limit.ts and
  * the pure controller under it), retryDelay, breakerStep. Everything else mirrors
@@ -10,6 +10,7 @@
 import { createAdaptiveLimit } from '../src/service/adaptive-limit.js';
 import { type BreakerState, breakerStep, CLOSED, DEFAULT_BREAKER } from '../src/service/breaker.js';
 import { DEFAULT_RETRY, retryDelay } from '../src/service/retry.js';
+import { signedBacklog } from '../src/import/send-window.js';
 
 export interface SimService {
   /** Round trip at time t (ms since start): a constant, or a schedule. */
@@ -130,15 +131,18 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
   const time = new Timeline();
   const random = seeded(seed);
   const limit = createAdaptiveLimit({ limit: 'auto', start: client.startLimit, max: client.bound, now: () => time.now });
-  // As the send window: about two rows per core signed ahead of the wire.
+  // As the send window: a few rows per core signing at once, and a backlog of signed rows.
   const ahead = Math.max(16, 4 * client.cores);
+  const backlog = signedBacklog(client.cores);
   const result: SimResult = { perSecond: [], limits: [], requests: 0, throttled: 0, requestsPerSecond: [], throttledPerSecond: [], failedRows: 0 };
 
   let open = 0; // rows admitted and not finished (send-window's `running`)
   let signing = 0; // rows in the signing stage (its pLimit(ahead))
   let threadsBusy = 0;
   const signQueue: (() => void)[] = [];
-  const wireQueue: (() => void)[] = [];
+  // As the send window's slots: requests coming back for one (retries) go before rows not sent yet.
+  const again: (() => void)[] = [];
+  const fresh: (() => void)[] = [];
   let onWire = 0; // wire slots held
   let atService = 0;
   let tokens = service.ratePerSecond;
@@ -150,7 +154,7 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
   let created = 0;
 
   const admit = () => {
-    while (open < limit.current + ahead && signing < ahead) {
+    while (open < limit.current + ahead + backlog && signing < ahead) {
       open++;
       signing++;
       startSigning(() => {
@@ -179,15 +183,17 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
     if (onWire < limit.current) {
       onWire++;
       start();
-    } else if (retry) wireQueue.unshift(start);
-    else wireQueue.push(start);
+    } else if (retry) again.push(start);
+    else fresh.push(start);
   };
 
   const releaseWire = () => {
     onWire--;
-    while (onWire < limit.current && wireQueue.length > 0) {
+    while (onWire < limit.current && again.length + fresh.length > 0) {
       onWire++;
-      wireQueue.shift()!();
+      // A turn later, as a promise's waiter resumes: a request that lends its slot at once (a
+      // pause) must not serve the queue from inside this loop (thousands of signed rows wait).
+      time.at(time.now, again.shift() ?? fresh.shift()!);
     }
   };
 

@@ -22,7 +22,7 @@ import { Recorder, type Stop } from './recorder.js';
 import type { Outcome } from './results.js';
 import { createSender, type SendRow } from './sender.js';
 import { type Shard, shardOfKey, shardOfRow, shardResultsPath } from './shard.js';
-import { createSendWindow, type SendWindow } from './send-window.js';
+import { signedBacklog, createSendWindow, type SendWindow } from './send-window.js';
 import { type InvalidRow, type Normalization, RunNotes } from './run-notes.js';
 import { AnswerStreak, systemicMessage } from './systemic.js';
 import { rowValidator } from './validate-row.js';
@@ -350,11 +350,14 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
 }
 
 function openWindow(options: ImportClientsOptions): SendWindow {
+  const concurrency = options.concurrency ?? IMPORT_DEFAULTS.concurrency;
   return createSendWindow({
-    concurrency: options.concurrency ?? IMPORT_DEFAULTS.concurrency,
+    concurrency,
     maxConcurrency: options.maxConcurrency ?? IMPORT_DEFAULTS.maxConcurrency,
     startConcurrency: IMPORT_DEFAULTS.startConcurrency,
     ahead: Math.max(16, 4 * availableParallelism()),
+    // Only while a limit is being found: a pinned one is on the wire from the first request.
+    backlog: concurrency === 'auto' ? signedBacklog(availableParallelism()) : 0,
     rate: options.rate,
     signal: options.signal,
   });

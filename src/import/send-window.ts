@@ -1,8 +1,10 @@
 /**
  * Bounded sending with backpressure, in two stages: signing, then the wire. `concurrency`
- * requests may be on the wire at once, and up to `ahead` more rows are being signed or wait,
- * signed, for a wire slot. Signing (milliseconds of CPU in the thread pool) so never holds a
- * wire slot: with service latency, every slot is busy while the next bodies are signed.
+ * requests may be on the wire at once, `ahead` rows are signed at once, and up to `backlog`
+ * more wait, signed, for a wire slot. Signing (milliseconds of CPU in the thread pool) so never
+ * holds a wire slot: with service latency, every slot is busy while the next bodies are signed.
+ * And while `auto` is still growing the wire's limit (it doubles once a round trip at first),
+ * the signer does not wait for it: the rows it signs meanwhile go out as the limit grows.
  * `slot()` resolves only when the window has room, so the reader pauses while it is full
  * and memory stays flat whatever the file size. With `concurrency: 'auto'` the wire's limit
  * follows the adaptive limit (service/adaptive-limit.ts), fed every attempt's answer through `observe`.
@@ -41,13 +43,27 @@ export interface SendWindowOptions {
   /** `auto`'s bounds. */
   maxConcurrency?: number | undefined;
   startConcurrency?: number | undefined;
-  /** Rows signed ahead of the wire slots: about two per core keeps the thread pool busy. */
+  /** Rows being signed at once: a few per core keeps the thread pool busy. */
   ahead: number;
+  /** Rows signed and waiting for a wire slot, at most (default 0). */
+  backlog?: number | undefined;
   /** Sends per second, at most. */
   rate?: number | undefined;
   /** Ctrl-C: cuts a rate-limit wait short; `work` then sees it aborted. */
   signal?: AbortSignal | undefined;
 }
+
+/**
+ * Signed rows that may wait for a wire slot: about two seconds of one core's signing per core
+ * (an RSA-4096 signature costs ~4 ms of CPU), at most BACKLOG_MAX. While `auto` doubles the
+ * wire's limit from its start, a round trip a step, the signer works on instead of waiting for
+ * it, and the rows it signed go out as the limit grows (bench/README.md, "at a distance"). Each
+ * waiting row holds its values, body and signature: a few KB.
+ */
+export function signedBacklog(cores: number): number {
+  return Math.min(BACKLOG_MAX, 512 * cores);
+}
+const BACKLOG_MAX = 4096;
 
 /** Pure: when the next send may start, `1000 / rate` ms after the previous one started. */
 export function nextSendAt(previous: number, now: number, rate: number): number {
@@ -56,6 +72,7 @@ export function nextSendAt(previous: number, now: number, rate: number): number 
 
 export function createSendWindow(options: SendWindowOptions): SendWindow {
   const { ahead, rate, signal } = options;
+  const backlog = options.backlog ?? 0;
   const limit = createAdaptiveLimit({
     limit: options.concurrency,
     start: options.startConcurrency ?? 8,
@@ -80,7 +97,7 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
 
   return {
     async slot() {
-      while (running.size >= wire.limit + ahead) {
+      while (running.size >= wire.limit + ahead + backlog) {
         await new Promise<void>((resolve) => {
           waiter = resolve;
         });

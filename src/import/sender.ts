@@ -26,12 +26,15 @@ export function createSender(
 ): SendRow {
   const send = async (raw: RawRecord, fields: ClientFields, key: string) => {
     if (recorder.halted()) return recorder.notAttempted(raw, key);
-    let prepared: PreparedCreate;
+    let prepared: PreparedCreate | undefined;
     try {
-      prepared = await window.signing(() => service.prepareCreate(toCreateBody(fields, key)));
+      // Asked again when its turn to sign comes: after a stop, the rows waiting for the signer
+      // are not signed (a backlog of them would cost seconds of CPU before the run could end).
+      prepared = await window.signing(async () => (recorder.halted() ? undefined : service.prepareCreate(toCreateBody(fields, key))));
     } catch (error) {
       return recordFailure(recorder, raw, key, error);
     }
+    if (prepared === undefined) return recorder.notAttempted(raw, key);
     await window.wire(async (slot) => {
       try {
         if (recorder.halted()) return recorder.notAttempted(raw, key);
