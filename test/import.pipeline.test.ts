@@ -133,8 +133,16 @@ describe('send window', () => {
     expect(await busiest(createSendWindow({ concurrency: 2, ahead: 3 }))).toEqual({ signing: 3, wire: 2, running: 5 });
   });
 
-  it('with a backlog, up to that many more rows wait signed for the wire; signing and the wire keep their bounds', async () => {
-    expect(await busiest(createSendWindow({ concurrency: 2, ahead: 3, backlog: 6 }))).toEqual({ signing: 3, wire: 2, running: 11 });
+  it('while `auto` grows, up to `backlog` more rows wait signed for the wire; a fixed limit has none', async () => {
+    // No answer is observed here, so `auto` is still growing (at its bound of 2).
+    const growing = createSendWindow({ concurrency: 'auto', startConcurrency: 2, maxConcurrency: 2, ahead: 3, backlog: 6 });
+    expect(await busiest(growing)).toEqual({ signing: 3, wire: 2, running: 11 });
+    expect(await busiest(createSendWindow({ concurrency: 2, ahead: 3, backlog: 6 }))).toEqual({ signing: 3, wire: 2, running: 5 });
+    // Once the service pushed back (a 429 closes a window of answers), the backlog is closed.
+    const pushedBack = createSendWindow({ concurrency: 'auto', startConcurrency: 2, maxConcurrency: 2, ahead: 3, backlog: 6 });
+    for (let i = 0; i < 4; i++) pushedBack.observe({ status: 429, ms: 5 });
+    expect(pushedBack.limits().current).toBe(1);
+    expect(await busiest(pushedBack)).toEqual({ signing: 3, wire: 1, running: 4 });
     // The import's: two seconds of one core's signing per core, at most 4,096 rows.
     expect([signedBacklog(2), signedBacklog(8), signedBacklog(64)]).toEqual([1024, 4096, 4096]);
   });

@@ -131,7 +131,8 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
   const time = new Timeline();
   const random = seeded(seed);
   const limit = createAdaptiveLimit({ limit: 'auto', start: client.startLimit, max: client.bound, now: () => time.now });
-  // As the send window: a few rows per core signing at once, and a backlog of signed rows.
+  // As the send window: a few rows per core signing at once, and a backlog of signed rows
+  // while the limit is still growing.
   const ahead = Math.max(16, 4 * client.cores);
   const backlog = signedBacklog(client.cores);
   const result: SimResult = { perSecond: [], limits: [], requests: 0, throttled: 0, requestsPerSecond: [], throttledPerSecond: [], failedRows: 0 };
@@ -154,7 +155,7 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
   let created = 0;
 
   const admit = () => {
-    while (open < limit.current + ahead + backlog && signing < ahead) {
+    while (open < limit.current + ahead + (limit.growing ? backlog : 0) && signing < ahead) {
       open++;
       signing++;
       startSigning(() => {

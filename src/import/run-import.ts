@@ -350,14 +350,12 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
 }
 
 function openWindow(options: ImportClientsOptions): SendWindow {
-  const concurrency = options.concurrency ?? IMPORT_DEFAULTS.concurrency;
   return createSendWindow({
-    concurrency,
+    concurrency: options.concurrency ?? IMPORT_DEFAULTS.concurrency,
     maxConcurrency: options.maxConcurrency ?? IMPORT_DEFAULTS.maxConcurrency,
     startConcurrency: IMPORT_DEFAULTS.startConcurrency,
     ahead: Math.max(16, 4 * availableParallelism()),
-    // Only while a limit is being found: a pinned one is on the wire from the first request.
-    backlog: concurrency === 'auto' ? signedBacklog(availableParallelism()) : 0,
+    backlog: signedBacklog(availableParallelism()),
     rate: options.rate,
     signal: options.signal,
   });

@@ -4,7 +4,9 @@
  * more wait, signed, for a wire slot. Signing (milliseconds of CPU in the thread pool) so never
  * holds a wire slot: with service latency, every slot is busy while the next bodies are signed.
  * And while `auto` is still growing the wire's limit (it doubles once a round trip at first),
- * the signer does not wait for it: the rows it signs meanwhile go out as the limit grows.
+ * the signer does not wait for it: the rows it signs meanwhile go out as the limit grows. Once
+ * anything pushed back, the backlog is closed: signed rows waiting through a 429's pause would
+ * keep every slot busy after it and read to the controller as room to grow.
  * `slot()` resolves only when the window has room, so the reader pauses while it is full
  * and memory stays flat whatever the file size. With `concurrency: 'auto'` the wire's limit
  * follows the adaptive limit (service/adaptive-limit.ts), fed every attempt's answer through `observe`.
@@ -45,7 +47,10 @@ export interface SendWindowOptions {
   startConcurrency?: number | undefined;
   /** Rows being signed at once: a few per core keeps the thread pool busy. */
   ahead: number;
-  /** Rows signed and waiting for a wire slot, at most (default 0). */
+  /**
+   * Rows signed and waiting for a wire slot, at most, while `auto` is still growing its limit
+   * (before the service or the machine first pushed back); default 0.
+   */
   backlog?: number | undefined;
   /** Sends per second, at most. */
   rate?: number | undefined;
@@ -54,11 +59,11 @@ export interface SendWindowOptions {
 }
 
 /**
- * Signed rows that may wait for a wire slot: about two seconds of one core's signing per core
- * (an RSA-4096 signature costs ~4 ms of CPU), at most BACKLOG_MAX. While `auto` doubles the
- * wire's limit from its start, a round trip a step, the signer works on instead of waiting for
- * it, and the rows it signed go out as the limit grows (bench/README.md, "at a distance"). Each
- * waiting row holds its values, body and signature: a few KB.
+ * Signed rows that may wait for a wire slot while `auto` grows its limit: about two seconds of
+ * one core's signing per core (an RSA-4096 signature costs ~4 ms of CPU), at most BACKLOG_MAX.
+ * While the limit doubles from its start, a round trip a step, the signer works on instead of
+ * waiting for it, and the rows it signed go out as the limit grows (bench/README.md, "at a
+ * distance"). Each waiting row holds its values, body and signature: a few KB.
  */
 export function signedBacklog(cores: number): number {
   return Math.min(BACKLOG_MAX, 512 * cores);
@@ -97,7 +102,7 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
 
   return {
     async slot() {
-      while (running.size >= wire.limit + ahead + backlog) {
+      while (running.size >= wire.limit + ahead + (limit.growing ? backlog : 0)) {
         await new Promise<void>((resolve) => {
           waiter = resolve;
         });

@@ -10,6 +10,8 @@ import { type ControllerState, initialState, type Observation, observe } from '.
 export interface AdaptiveLimit {
   /** The limit in force now. */
   readonly current: number;
+  /** `auto` before its first decrease (slow start): the limit still grows by doubling, with nothing pushing back. */
+  readonly growing: boolean;
   /**
    * An attempt's answer, and how many slots were busy when it came (this one included); and
    * how many requests await an answer, if not as many.
@@ -50,6 +52,9 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
   return {
     get current() {
       return controller.limit;
+    },
+    get growing() {
+      return auto && controller.slowStart;
     },
     observe(answer, busy, awaiting) {
       recent[answers++ % SETTLED_ANSWERS] = controller.limit;
