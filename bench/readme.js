@@ -13,9 +13,6 @@ const DEFAULT_RESULTS = fileURLToPath(new URL('results.json', import.meta.url));
 const HEADLINE = [
   /^RSA-4096 signatures/,
   /^import [\d,]+ rows, C=8$/,
-  /^import [\d,]+ rows, C=16, /,
-  /^rate limit [\d,]+\/s, .*: auto/,
-  /^150 ms, no limit, .*: auto/,
   /^(150|300) ms, [\d,]+ rows, no flags/,
   /^rate limit 100\/s, [\d,]+ rows, no flags/,
   /^peak RSS, import with 1,000 requests in flight/,

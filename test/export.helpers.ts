@@ -75,18 +75,18 @@ export interface FakeService {
 
 /**
  * A tiny List Clients server whose pages come from `pageFor`: for servers the sandbox does not
- * emulate (repeating pages, clamping page 0, capping the size).
+ * emulate (repeating pages, clamping page 0, capping the size, answering one page late).
  */
 export async function startFakeService(
-  pageFor: (page: number, size: number) => FakeReply,
+  pageFor: (page: number, size: number) => FakeReply | Promise<FakeReply>,
 ): Promise<FakeService> {
   const pages: number[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const page = Number(url.searchParams.get('page') ?? '0');
     const size = Number(url.searchParams.get('size') ?? '20');
     pages.push(page);
-    const reply = pageFor(page, size);
+    const reply = await pageFor(page, size);
     const status = reply.status ?? 200;
     const body =
       status === 200

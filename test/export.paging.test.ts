@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError, UsageError } from '../src/errors.js';
-import { newPagingStats, pageClients } from '../src/export/page.js';
+import { busyPrefetch, newPagingStats, pageClients } from '../src/export/page.js';
 import { type ExportClientsOptions, exportClients } from '../src/export/run-export.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { createServiceClient, type ServiceClient } from '../src/service/client.js';
@@ -163,6 +163,36 @@ describe('servers the sandbox does not emulate', () => {
     for (const client of clients) {
       expect(client).toEqual(known(client.id) ? { id: client.id } : { id: client.id, name: `Client ${client.id}` });
     }
+  });
+
+  it('while the writer waits for a page, pages that answered before it still count as busy prefetch slots', async () => {
+    const all = idRange('o', 0, 60);
+    // Page 1 answers only after pages 2–4: out of order, as a round trip's jitter makes them.
+    let releasePage1 = () => {};
+    const page1 = new Promise<void>((resolve) => (releasePage1 = resolve));
+    const answeredAhead = new Set<number>();
+    const fake = await startFakeService(async (page, size) => {
+      if (page === 1) await page1;
+      if (page >= 2 && page <= 4) answeredAhead.add(page);
+      if (answeredAhead.size === 3) releasePage1();
+      return { ids: all.slice(page * size, (page + 1) * size) };
+    });
+    const service = clientOf(fake);
+    const stats = newPagingStats(10);
+    const seen: { busy: number; inFlight: number }[] = [];
+    const unwatch = service.watchAnswers(() => {
+      if (stats.waiting) seen.push({ busy: busyPrefetch(stats), inFlight: stats.inFlight });
+    });
+    const ids = [];
+    for await (const page of pageClients({ service, filters: {}, pageSize: 10, prefetch: () => 4 }, stats)) ids.push(...page.clients.map((c) => c.id));
+    unwatch();
+    await service.close();
+    await fake.close();
+    expect(ids).toEqual(all);
+    // Page 1's answer, the last of the four requested ahead: one on the wire, four slots busy.
+    expect(seen).toContainEqual({ busy: 4, inFlight: 1 });
+    expect(seen.every(({ busy }) => busy === 4)).toBe(true);
+    expect(stats.ahead).toBe(0);
   });
 
   it('a 1-based server that serves page 0 as page 1: no error, every client once', async () => {

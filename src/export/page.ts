@@ -61,6 +61,8 @@ export interface PagingStats {
   unverified: number;
   /** Pages requested and not answered yet. */
   inFlight: number;
+  /** Pages requested and not handed to the writer yet: on the wire, or arrived ahead of the one it waits for. */
+  ahead: number;
   /** True while the writer waits for the next page: the network, not the writer, is behind. */
   waiting: boolean;
   /** The documented end: the number of the first short or empty page, once it arrived. */
@@ -73,15 +75,19 @@ const MAX_STALE_PAGES = 3;
 type Settled = { ok: true; page: ListPage } | { ok: false; error: unknown };
 
 export function newPagingStats(pageSize: number): PagingStats {
-  return { pageBase: undefined, pageSize, pages: 0, requests: 0, duplicates: 0, unverified: 0, inFlight: 0, waiting: false, endPage: undefined };
+  return { pageBase: undefined, pageSize, pages: 0, requests: 0, duplicates: 0, unverified: 0, inFlight: 0, ahead: 0, waiting: false, endPage: undefined };
 }
 
 /**
- * Prefetch slots busy, for `--prefetch auto`: the pages on the wire while the writer waits for
- * one. While the writer is busy (disk, xlsx encoding) none count, so a slow writer never grows it.
+ * Prefetch slots busy, for `--prefetch auto`: while the writer waits for a page, every page
+ * requested ahead of it, the ones that already arrived included. Answers come out of order (a
+ * round trip's jitter), and a page that came before the one awaited still holds its slot: counting
+ * only those on the wire read a full prefetch as a partly idle one, and at 500 ms ±20% the limit
+ * stopped growing short of what the writer could take. While the writer is busy (disk, xlsx
+ * encoding) none count, so a slow writer never grows it.
  */
 export function busyPrefetch(stats: PagingStats): number {
-  return stats.waiting ? stats.inFlight : 0;
+  return stats.waiting ? stats.ahead : 0;
 }
 
 export async function* pageClients(
@@ -128,6 +134,7 @@ export async function* pageClients(
     let requested = base + 1;
     const topUp = (upTo: number) => {
       for (; requested <= upTo; requested++) {
+        stats.ahead++;
         pending.set(
           requested,
           fetchPage(requested).then(
@@ -163,12 +170,14 @@ export async function* pageClients(
         stats.waiting = false;
       });
       pending.delete(number);
+      stats.ahead--;
       if (!settled.ok) throw settled.error;
       page = settled.page;
     }
   } finally {
     // Every pending promise already has its rejection handled: dropping them is safe.
     pending.clear();
+    stats.ahead = 0;
   }
 }
 
