@@ -10,7 +10,7 @@ import { type ControllerState, initialState, type Observation, observe } from '.
 export interface AdaptiveLimit {
   /** The limit in force now. */
   readonly current: number;
-  /** `auto` before its first decrease (slow start): the limit still grows by doubling, with nothing pushing back. */
+  /** `auto` before its first decrease (slow start): nothing has pushed back yet, and the limit grows every round trip its slots are full. */
   readonly growing: boolean;
   /**
    * An attempt's answer, and how many slots were busy when it came (this one included); and
