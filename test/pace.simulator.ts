@@ -51,7 +51,7 @@ export interface SimResult {
 }
 
 /** A binary min-heap of timed callbacks; equal times run in insertion order. */
-class Timeline {
+export class Timeline {
   #heap: TimedEvent[] = [];
   #seq = 0;
   now = 0;
@@ -115,7 +115,7 @@ function before(a: TimedEvent, b: TimedEvent): boolean {
 }
 
 /** A seeded generator (mulberry32): the same cell gives the same run. */
-function seeded(seed: number): () => number {
+export function seeded(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -145,9 +145,7 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
   const again: (() => void)[] = [];
   const fresh: (() => void)[] = [];
   let onWire = 0; // wire slots held
-  let atService = 0;
-  let tokens = service.ratePerSecond;
-  let refilledAt = 0;
+  const server = serviceModel(service, random);
   let pausedUntil = 0;
   let pausedAt = Number.NEGATIVE_INFINITY;
   let breaker: BreakerState = CLOSED;
@@ -226,13 +224,10 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
       return;
     }
     const sentAt = time.now;
-    const status = admitAtService(sentAt);
+    const status = server.admit(sentAt);
     result.requests++;
-    // Only a request it serves holds one of the service's places; one it turns away does not.
-    const served = status === 200;
-    if (served) atService++;
-    time.at(sentAt + latency(sentAt), () => {
-      if (served) atService--;
+    time.at(sentAt + server.latency(sentAt), () => {
+      server.answered(status);
       limit.observe({ status, ms: time.now - sentAt }, Math.max(1, onWire));
       if (status === 200) {
         if (breaker.kind !== 'closed' || breaker.streak !== 0) moveBreaker(breakerStep(breaker, { type: 'answer' }, DEFAULT_BREAKER));
@@ -258,22 +253,6 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
     });
   };
 
-  const latency = (t: number) => Math.max(0, service.rttMs(t) + (random() * 2 - 1) * service.jitterMs);
-
-  const down = (t: number) => service.outage !== undefined && t >= service.outage.from && t < service.outage.to;
-
-  const admitAtService = (t: number): number => {
-    if (down(t)) return 503;
-    if (service.maxConcurrent > 0 && atService >= service.maxConcurrent) return 429;
-    if (service.ratePerSecond > 0) {
-      tokens = Math.min(service.ratePerSecond, tokens + ((t - refilledAt) / 1000) * service.ratePerSecond);
-      refilledAt = t;
-      if (tokens < 1) return 429;
-      tokens -= 1;
-    }
-    return 200;
-  };
-
   /** An outage failure: true when the breaker took it (the request waits at the gate instead of counting a retry). */
   const breakerFailed = (): boolean => {
     const wasClosed = breaker.kind === 'closed';
@@ -295,8 +274,8 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
     if (next.kind !== 'probing') return;
     breaker = next;
     const sentAt = time.now;
-    time.at(sentAt + latency(sentAt), () => {
-      if (down(sentAt)) moveBreaker(breakerStep(breaker, { type: 'probeFailed', now: time.now, random: random() }, DEFAULT_BREAKER));
+    time.at(sentAt + server.latency(sentAt), () => {
+      if (server.down(sentAt)) moveBreaker(breakerStep(breaker, { type: 'probeFailed', now: time.now, random: random() }, DEFAULT_BREAKER));
       else moveBreaker(breakerStep(breaker, { type: 'answer' }, DEFAULT_BREAKER));
     });
   };
@@ -311,6 +290,152 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
     result.limits.push(limit.current);
   }
   return result;
+}
+
+/**
+ * The simulated service: its round trip with jitter, and what it answers a request arriving at
+ * `t`: 503 in an outage, 429 beyond its cap on requests at once or once its token bucket (one
+ * second's worth) is empty, else 200. Only a request it serves holds one of its places.
+ */
+export function serviceModel(service: SimService, random: () => number) {
+  let atService = 0;
+  let tokens = service.ratePerSecond;
+  let refilledAt = 0;
+  const down = (t: number) => service.outage !== undefined && t >= service.outage.from && t < service.outage.to;
+  return {
+    down,
+    latency: (t: number) => Math.max(0, service.rttMs(t) + (random() * 2 - 1) * service.jitterMs),
+    admit(t: number): number {
+      if (down(t)) return 503;
+      if (service.maxConcurrent > 0 && atService >= service.maxConcurrent) return 429;
+      if (service.ratePerSecond > 0) {
+        tokens = Math.min(service.ratePerSecond, tokens + ((t - refilledAt) / 1000) * service.ratePerSecond);
+        refilledAt = t;
+        if (tokens < 1) return 429;
+        tokens -= 1;
+      }
+      atService++;
+      return 200;
+    },
+    /** The answer to an admitted request went out: a served one leaves its place. */
+    answered(status: number): void {
+      if (status === 200) atService--;
+    },
+  };
+}
+
+export interface SimWriter {
+  /** Clients a page. */
+  pageSize: number;
+  /** Writing one page (CSV text, the disk): the export's own pace. */
+  writeMs: number;
+  /** `--prefetch auto`'s safety bound on pages requested ahead. */
+  bound: number;
+  startLimit: number;
+}
+
+/**
+ * Simulates `seconds` of an export of an endless listing, as pageClients (export/page.ts) does
+ * it: the first page alone, then, before each page goes to the writer, the pages up to
+ * `prefetch` ahead are requested; the writer waits for the next one in order. The real
+ * controller is fed every answer with the pages on the wire counted busy only while the writer
+ * waits (busyPrefetch), and a 429 pauses every request for its Retry-After, as the service
+ * client does. `perSecond` counts clients written.
+ */
+export function simulateExport(writer: SimWriter, service: SimService, seconds: number, seed = 1): SimResult {
+  const time = new Timeline();
+  const random = seeded(seed);
+  const server = serviceModel(service, random);
+  const limit = createAdaptiveLimit({ limit: 'auto', start: writer.startLimit, max: writer.bound, now: () => time.now });
+  const result: SimResult = { perSecond: [], limits: [], requests: 0, throttled: 0, requestsPerSecond: [], throttledPerSecond: [], failedRows: 0 };
+  const ready = new Set<number>();
+  let inFlight = 0;
+  let requested = 0;
+  let waitingFor: number | undefined;
+  let written = 0;
+  let pausedUntil = 0;
+  let pausedAt = Number.NEGATIVE_INFINITY;
+
+  const fetchPage = (page: number) => {
+    inFlight++;
+    attempt(page, 0);
+  };
+
+  // As the service client: a 429 pauses every request; a page waiting out the pause or its
+  // retry delay holds no place (export has no wire slots), so after the pause each one still
+  // requested goes again at once, whatever the limit became.
+  const attempt = (page: number, retries: number) => {
+    if (pausedUntil > time.now) {
+      time.at(pausedUntil, () => attempt(page, retries));
+      return;
+    }
+    const sentAt = time.now;
+    const status = server.admit(sentAt);
+    result.requests++;
+    time.at(sentAt + server.latency(sentAt), () => {
+      server.answered(status);
+      // As run-export.ts: busy is busyPrefetch (every page ahead of a waiting writer), and the
+      // pages awaiting an answer are stats.inFlight (this one included).
+      limit.observe({ status, ms: time.now - sentAt }, waitingFor === undefined ? 0 : requested - waitingFor, inFlight);
+      if (status === 200) {
+        inFlight--;
+        ready.add(page);
+        if (waitingFor === page) write(page);
+        return;
+      }
+      if (status === 429) result.throttled++;
+      const delay = retryDelay({ attempt: retries + 1, retryAfterMs: status === 429 ? service.retryAfterMs : undefined, policy: DEFAULT_RETRY, random: random() });
+      if (delay === undefined) {
+        result.failedRows++;
+        return;
+      }
+      if (status === 429 && (sentAt >= pausedAt || pausedUntil <= time.now)) {
+        pausedUntil = Math.max(pausedUntil, time.now + delay);
+        pausedAt = time.now;
+      }
+      time.at(time.now + delay, () => attempt(page, retries + 1));
+    });
+  };
+
+  const topUp = (upTo: number) => {
+    for (; requested <= upTo; requested++) fetchPage(requested);
+  };
+
+  /** The writer takes page `number` (arrived): the pages ahead are requested first. */
+  const write = (number: number) => {
+    waitingFor = undefined;
+    ready.delete(number);
+    topUp(number + limit.current);
+    time.at(time.now + writer.writeMs, () => {
+      written += writer.pageSize;
+      const next = number + 1;
+      topUp(next + limit.current - 1);
+      if (ready.has(next)) write(next);
+      else waitingFor = next;
+    });
+  };
+
+  // The first page alone: it settles the listing's base and page size.
+  waitingFor = 0;
+  topUp(0);
+  for (let second = 1; second <= seconds; second++) {
+    const before = { written, requests: result.requests, throttled: result.throttled };
+    time.runUntil(second * 1000);
+    result.perSecond.push(written - before.written);
+    result.requestsPerSecond.push(result.requests - before.requests);
+    result.throttledPerSecond.push(result.throttled - before.throttled);
+    result.limits.push(limit.current);
+  }
+  return result;
+}
+
+/** The export's floor in clients a second: min(writer, limit, cap / round trip, bound / round trip) pages, each `pageSize` clients. */
+export function exportCeiling(writer: SimWriter, service: SimService, rttMs: number): number {
+  const perRequestS = Math.max(rttMs, 0.001) / 1000;
+  const pages = [1000 / writer.writeMs, writer.bound / perRequestS];
+  if (service.ratePerSecond > 0) pages.push(service.ratePerSecond);
+  if (service.maxConcurrent > 0) pages.push(service.maxConcurrent / perRequestS);
+  return Math.min(...pages) * writer.pageSize;
 }
 
 /** The pace nothing on the client's side can beat: min(signer, service limit, cap / round trip, bound / round trip). */
