@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXPORT_DEFAULTS } from '../src/export/defaults.js';
 import { pageBound } from '../src/service/in-flight-bound.js';
-import { exportCeiling, type SimService, type SimWriter, secondsToReach, simulateExport } from './pace.simulator.js';
+import { exportCeiling, figuresOf, type RunFigures, type SimService, type SimWriter, simulateExport } from './pace.simulator.js';
 
 /** Virtual seconds, as the import's simulation: long enough for one probe past a ceiling under a limit. */
 const SECONDS = { free: 20, limited: 60 };
@@ -32,17 +32,11 @@ const SERVICES: Record<string, Omit<SimService, 'rttMs' | 'jitterMs'>> = {
 };
 const RTTS = [0, 20, 150, 300, 500];
 
-interface Cell {
+interface Cell extends RunFigures {
   writer: string;
   rtt: number;
   service: string;
   target: number;
-  steady: number;
-  reachS: number | undefined;
-  throttledShare: number;
-  steadyThrottledShare: number;
-  limit: number;
-  failed: number;
 }
 
 function runCell(writerName: keyof typeof WRITERS, rtt: number, name: string, bound: number): Cell {
@@ -52,22 +46,7 @@ function runCell(writerName: keyof typeof WRITERS, rtt: number, name: string, bo
   const run = simulateExport(writer, service, seconds, rtt + writer.writeMs * 1000);
   // The floor with the machine's bound, whatever `bound` this run had: the old cap's column is measured against it too.
   const target = exportCeiling({ ...writer, bound: BOUND }, service, rtt);
-  const reachS = secondsToReach(run.perSecond, target);
-  const from = reachS ?? Math.floor((2 * seconds) / 3);
-  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
-  const after = run.perSecond.slice(from);
-  return {
-    writer: writerName,
-    rtt,
-    service: name,
-    target,
-    steady: sum(after) / after.length,
-    reachS,
-    throttledShare: run.throttled / Math.max(1, run.requests),
-    steadyThrottledShare: sum(run.throttledPerSecond.slice(from)) / Math.max(1, sum(run.requestsPerSecond.slice(from))),
-    limit: run.limits.at(-1)!,
-    failed: run.failedRows,
-  };
+  return { writer: writerName, rtt, service: name, target, ...figuresOf(run, target, seconds) };
 }
 
 const table: { now: Cell; before: Cell | undefined }[] = [];
@@ -115,7 +94,7 @@ describe('export --prefetch auto, simulated: writers of 50k and 200k clients a s
           const cell = runCell(writer, rtt, name, BOUND);
           table.push({ now: cell, before: WITH_OLD_CAP ? runCell(writer, rtt, name, OLD_CAP) : undefined });
           const label = `${writer}, ${rtt} ms, ${name}`;
-          expect(cell.failed, label).toBe(0);
+          expect(cell.failedRows, label).toBe(0);
           if (KNOWN_SHORT[keyOf(cell)] !== undefined) {
             expect(meets(cell), `${label} is listed as short (${KNOWN_SHORT[keyOf(cell)]}) but now meets the target: take it off KNOWN_SHORT and update docs/export.md`).toBe(false);
             continue;

@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MIN_IN_FLIGHT_BOUND, requestBound } from '../src/service/in-flight-bound.js';
-import { ceilingRate, type SimClient, type SimService, secondsToReach, simulateImport } from './pace.simulator.js';
+import { ceilingRate, figuresOf, type RunFigures, type SimClient, type SimService, secondsToReach, simulateImport } from './pace.simulator.js';
 
 /**
  * Virtual seconds: enough for slow start at 500 ms and, under a limit, for one probe past a
@@ -35,19 +35,12 @@ const SERVICES: Record<string, Omit<SimService, 'rttMs' | 'jitterMs'>> = {
   '50 at once': { ratePerSecond: 0, maxConcurrent: 50, retryAfterMs: 1000 },
 };
 
-interface Cell {
+interface Cell extends RunFigures {
   cores: number;
   rtt: number;
   service: string;
   bound: number;
   target: number;
-  steady: number;
-  reachS: number | undefined;
-  /** 429s per request: over the run, and from start-up's end (the second 0.9 was reached) on. */
-  throttledShare: number;
-  steadyThrottledShare: number;
-  limit: number;
-  failedRows: number;
 }
 
 function runCell(cores: number, rtt: number, name: string, bound: number): Cell {
@@ -57,24 +50,7 @@ function runCell(cores: number, rtt: number, name: string, bound: number): Cell 
   const service: SimService = { ...SERVICES[name]!, rttMs: () => rtt, jitterMs: rtt / 5 };
   const run = simulateImport(client, service, seconds, cores * 1000 + rtt);
   const target = ceilingRate(client, service, rtt);
-  const reachS = secondsToReach(run.perSecond, target);
-  // Steady: from the first second at 0.9 on (or the last third, if it never got there).
-  const from = reachS ?? Math.floor((2 * seconds) / 3);
-  const after = run.perSecond.slice(from);
-  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
-  return {
-    cores,
-    rtt,
-    service: name,
-    bound,
-    target,
-    steady: sum(after) / after.length,
-    reachS,
-    throttledShare: run.throttled / Math.max(1, run.requests),
-    steadyThrottledShare: sum(run.throttledPerSecond.slice(from)) / Math.max(1, sum(run.requestsPerSecond.slice(from))),
-    limit: run.limits.at(-1)!,
-    failedRows: run.failedRows,
-  };
+  return { cores, rtt, service: name, bound, target, ...figuresOf(run, target, seconds) };
 }
 
 const CORES = [2, 8, 16, 64];

@@ -146,8 +146,7 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
   const fresh: (() => void)[] = [];
   let onWire = 0; // wire slots held
   const server = serviceModel(service, random);
-  let pausedUntil = 0;
-  let pausedAt = Number.NEGATIVE_INFINITY;
+  const pause = new Pause();
   let breaker: BreakerState = CLOSED;
   const gateWaiters: (() => void)[] = [];
   let created = 0;
@@ -213,9 +212,9 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
       gateWaiters.push(again);
       return;
     }
-    if (pausedUntil > time.now) {
+    if (pause.until > time.now) {
       releaseWire();
-      time.at(pausedUntil, again);
+      time.at(pause.until, again);
       return;
     }
     if (onWire > limit.current) {
@@ -223,11 +222,7 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
       again();
       return;
     }
-    const sentAt = time.now;
-    const status = server.admit(sentAt);
-    result.requests++;
-    time.at(sentAt + server.latency(sentAt), () => {
-      server.answered(status);
+    request(time, server, result, (status, sentAt) => {
       limit.observe({ status, ms: time.now - sentAt }, Math.max(1, onWire));
       if (status === 200) {
         if (breaker.kind !== 'closed' || breaker.streak !== 0) moveBreaker(breakerStep(breaker, { type: 'answer' }, DEFAULT_BREAKER));
@@ -242,11 +237,7 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
         result.failedRows++;
         return finishRow();
       }
-      // As send-request.ts: a 429 to a request sent before the pause began is its echo.
-      if (status === 429 && (sentAt >= pausedAt || pausedUntil <= time.now)) {
-        pausedUntil = Math.max(pausedUntil, time.now + delay);
-        pausedAt = time.now;
-      }
+      if (status === 429) pause.refused(sentAt, time.now, delay);
       // As the send window: the wait lends the wire slot; the retry queues for one again.
       releaseWire();
       time.at(time.now + delay, () => waitForWire(() => attempt(n + 1, retry), true));
@@ -281,16 +272,33 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
   };
 
   admit();
-  for (let second = 1; second <= seconds; second++) {
-    const before = { created, requests: result.requests, throttled: result.throttled };
-    time.runUntil(second * 1000);
-    result.perSecond.push(created - before.created);
-    result.requestsPerSecond.push(result.requests - before.requests);
-    result.throttledPerSecond.push(result.throttled - before.throttled);
-    result.limits.push(limit.current);
-  }
-  return result;
+  return runSeconds(time, seconds, result, () => created, () => limit.current);
 }
+
+/** One request to the simulated service, sent now: counted, and answered a round trip later. */
+function request(time: Timeline, server: ServiceModel, result: SimResult, answered: (status: number, sentAt: number) => void): void {
+  const sentAt = time.now;
+  const status = server.admit(sentAt);
+  result.requests++;
+  time.at(sentAt + server.latency(sentAt), () => {
+    server.answered(status);
+    answered(status, sentAt);
+  });
+}
+
+/** The client's shared 429 pause, as send-request.ts: a 429 to a request sent before the pause began is its echo, not a new one. */
+class Pause {
+  until = 0;
+  #at = Number.NEGATIVE_INFINITY;
+
+  refused(sentAt: number, now: number, delayMs: number): void {
+    if (sentAt < this.#at && this.until > now) return;
+    this.until = Math.max(this.until, now + delayMs);
+    this.#at = now;
+  }
+}
+
+type ServiceModel = ReturnType<typeof serviceModel>;
 
 /**
  * The simulated service: its round trip with jitter, and what it answers a request arriving at
@@ -353,8 +361,7 @@ export function simulateExport(writer: SimWriter, service: SimService, seconds: 
   let requested = 0;
   let waitingFor: number | undefined;
   let written = 0;
-  let pausedUntil = 0;
-  let pausedAt = Number.NEGATIVE_INFINITY;
+  const pause = new Pause();
 
   const fetchPage = (page: number) => {
     inFlight++;
@@ -365,15 +372,11 @@ export function simulateExport(writer: SimWriter, service: SimService, seconds: 
   // retry delay holds no place (export has no wire slots), so after the pause each one still
   // requested goes again at once, whatever the limit became.
   const attempt = (page: number, retries: number) => {
-    if (pausedUntil > time.now) {
-      time.at(pausedUntil, () => attempt(page, retries));
+    if (pause.until > time.now) {
+      time.at(pause.until, () => attempt(page, retries));
       return;
     }
-    const sentAt = time.now;
-    const status = server.admit(sentAt);
-    result.requests++;
-    time.at(sentAt + server.latency(sentAt), () => {
-      server.answered(status);
+    request(time, server, result, (status, sentAt) => {
       // As run-export.ts: busy is busyPrefetch (every page ahead of a waiting writer), and the
       // pages awaiting an answer are stats.inFlight (this one included).
       limit.observe({ status, ms: time.now - sentAt }, waitingFor === undefined ? 0 : requested - waitingFor, inFlight);
@@ -389,10 +392,7 @@ export function simulateExport(writer: SimWriter, service: SimService, seconds: 
         result.failedRows++;
         return;
       }
-      if (status === 429 && (sentAt >= pausedAt || pausedUntil <= time.now)) {
-        pausedUntil = Math.max(pausedUntil, time.now + delay);
-        pausedAt = time.now;
-      }
+      if (status === 429) pause.refused(sentAt, time.now, delay);
       time.at(time.now + delay, () => attempt(page, retries + 1));
     });
   };
@@ -418,15 +418,47 @@ export function simulateExport(writer: SimWriter, service: SimService, seconds: 
   // The first page alone: it settles the listing's base and page size.
   waitingFor = 0;
   topUp(0);
+  return runSeconds(time, seconds, result, () => written, () => limit.current);
+}
+
+/** Runs the timeline second by second, recording into `result` what was done, sent and refused in each, and the limit at its end. */
+function runSeconds(time: Timeline, seconds: number, result: SimResult, done: () => number, limit: () => number): SimResult {
   for (let second = 1; second <= seconds; second++) {
-    const before = { written, requests: result.requests, throttled: result.throttled };
+    const before = { done: done(), requests: result.requests, throttled: result.throttled };
     time.runUntil(second * 1000);
-    result.perSecond.push(written - before.written);
+    result.perSecond.push(done() - before.done);
     result.requestsPerSecond.push(result.requests - before.requests);
     result.throttledPerSecond.push(result.throttled - before.throttled);
-    result.limits.push(limit.current);
+    result.limits.push(limit());
   }
   return result;
+}
+
+/** What a cell's table row shows of a run against its floor `target`, over `seconds`. */
+export interface RunFigures {
+  /** The mean pace from start-up's end (or the last third, if it never got there). */
+  steady: number;
+  reachS: number | undefined;
+  /** 429s per request: over the run, and from start-up's end on. */
+  throttledShare: number;
+  steadyThrottledShare: number;
+  limit: number;
+  failedRows: number;
+}
+
+export function figuresOf(run: SimResult, target: number, seconds: number): RunFigures {
+  const reachS = secondsToReach(run.perSecond, target);
+  const from = reachS ?? Math.floor((2 * seconds) / 3);
+  const after = run.perSecond.slice(from);
+  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+  return {
+    steady: sum(after) / after.length,
+    reachS,
+    throttledShare: run.throttled / Math.max(1, run.requests),
+    steadyThrottledShare: sum(run.throttledPerSecond.slice(from)) / Math.max(1, sum(run.requestsPerSecond.slice(from))),
+    limit: run.limits.at(-1)!,
+    failedRows: run.failedRows,
+  };
 }
 
 /** The export's floor in clients a second: min(writer, limit, cap / round trip, bound / round trip) pages, each `pageSize` clients. */
