@@ -2,8 +2,7 @@
  * `export --prefetch auto` beyond this machine: the real controller driven by a simulated
  * writer and service on a virtual clock (simulateExport in pace.simulator.ts): writers of this
  * machine's pace and four times it, round trips up to 500 ms, a token bucket or a cap on
- * requests at once. EXPORT_PACE_TABLE=FILE writes the table that docs/export.md and
- * bench/README.md quote.
+ * requests at once. EXPORT_PACE_TABLE=FILE writes the table that docs/export.md quotes.
  */
 import { writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';

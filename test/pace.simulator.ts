@@ -51,7 +51,7 @@ export interface SimResult {
 }
 
 /** A binary min-heap of timed callbacks; equal times run in insertion order. */
-export class Timeline {
+class Timeline {
   #heap: TimedEvent[] = [];
   #seq = 0;
   now = 0;
@@ -115,7 +115,7 @@ function before(a: TimedEvent, b: TimedEvent): boolean {
 }
 
 /** A seeded generator (mulberry32): the same cell gives the same run. */
-export function seeded(seed: number): () => number {
+function seeded(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -305,7 +305,7 @@ type ServiceModel = ReturnType<typeof serviceModel>;
  * `t`: 503 in an outage, 429 beyond its cap on requests at once or once its token bucket (one
  * second's worth) is empty, else 200. Only a request it serves holds one of its places.
  */
-export function serviceModel(service: SimService, random: () => number) {
+function serviceModel(service: SimService, random: () => number) {
   let atService = 0;
   let tokens = service.ratePerSecond;
   let refilledAt = 0;

@@ -22,7 +22,7 @@ import { Recorder, type Stop } from './recorder.js';
 import type { Outcome } from './results.js';
 import { createSender, type SendRow } from './sender.js';
 import { type Shard, shardOfKey, shardOfRow, shardResultsPath } from './shard.js';
-import { signedBacklog, createSendWindow, type SendWindow } from './send-window.js';
+import { createSendWindow, type SendWindow, signedBacklog } from './send-window.js';
 import { type InvalidRow, type Normalization, RunNotes } from './run-notes.js';
 import { AnswerStreak, systemicMessage } from './systemic.js';
 import { rowValidator } from './validate-row.js';

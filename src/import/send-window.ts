@@ -66,8 +66,9 @@ export interface SendWindowOptions {
  * distance"). Each waiting row holds its values, body and signature: a few KB.
  */
 export function signedBacklog(cores: number): number {
-  return Math.min(BACKLOG_MAX, 512 * cores);
+  return Math.min(BACKLOG_MAX, BACKLOG_PER_CORE * cores);
 }
+const BACKLOG_PER_CORE = 512;
 const BACKLOG_MAX = 4096;
 
 /** Pure: when the next send may start, `1000 / rate` ms after the previous one started. */
