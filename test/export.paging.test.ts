@@ -4,11 +4,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError, UsageError } from '../src/errors.js';
-import { busyPrefetch, newPagingStats, pageClients } from '../src/export/page.js';
+import { busyPrefetch, newPagingStats, pageClients, pagesAhead } from '../src/export/page.js';
 import { type ExportClientsOptions, exportClients } from '../src/export/run-export.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { createServiceClient, type ServiceClient } from '../src/service/client.js';
 import type { Client } from '../src/service/schemas.js';
+import { createWireSlots } from '../src/service/wire-slots.js';
 import { collector, expectedIds, idRange, parseCsv, startFakeService } from './export.helpers.js';
 
 const SEED = 3000;
@@ -165,34 +166,57 @@ describe('servers the sandbox does not emulate', () => {
     }
   });
 
-  it('while the writer waits for a page, pages that answered before it still count as busy prefetch slots', async () => {
-    const all = idRange('o', 0, 60);
-    // Page 1 answers only after pages 2–4: out of order, as a round trip's jitter makes them.
+  it('while the writer waits for a late page, the pages behind it keep the wire full, never past its limit', async () => {
+    const all = idRange('o', 0, 120);
+    // Pages 1–4 answer once all four are at the service (the wire full), and page 1 only after
+    // pages 2–7: with 4 places on the wire, pages 5–7 can only go out on the places pages 2–4
+    // leave when they answer ahead of it.
     let releasePage1 = () => {};
     const page1 = new Promise<void>((resolve) => (releasePage1 = resolve));
+    let releaseFirstFour = () => {};
+    const firstFour = new Promise<void>((resolve) => (releaseFirstFour = resolve));
     const answeredAhead = new Set<number>();
+    let atService = 0;
+    let mostAtService = 0;
     const fake = await startFakeService(async (page, size) => {
-      if (page === 1) await page1;
-      if (page >= 2 && page <= 4) answeredAhead.add(page);
-      if (answeredAhead.size === 3) releasePage1();
-      return { ids: all.slice(page * size, (page + 1) * size) };
+      mostAtService = Math.max(mostAtService, ++atService);
+      try {
+        if (page >= 1 && page <= 4) {
+          if (atService === 4) releaseFirstFour();
+          await firstFour;
+        }
+        if (page === 1) await page1;
+        return { ids: all.slice(page * size, (page + 1) * size) };
+      } finally {
+        atService--;
+        if (page >= 2 && page <= 7) answeredAhead.add(page);
+        if (answeredAhead.size === 6) releasePage1();
+      }
     });
     const service = clientOf(fake);
     const stats = newPagingStats(10);
-    const seen: { busy: number; inFlight: number }[] = [];
+    const wire = createWireSlots(4);
+    const busy: number[] = [];
     const unwatch = service.watchAnswers(() => {
-      if (stats.waiting) seen.push({ busy: busyPrefetch(stats), inFlight: stats.inFlight });
+      if (stats.waiting) busy.push(busyPrefetch(stats, wire));
     });
     const ids = [];
-    for await (const page of pageClients({ service, filters: {}, pageSize: 10, prefetch: () => 4 }, stats)) ids.push(...page.clients.map((c) => c.id));
+    const options = { service, filters: {}, pageSize: 10, prefetch: () => pagesAhead(wire.limit, true, 1024), wire };
+    for await (const page of pageClients(options, stats)) ids.push(...page.clients.map((c) => c.id));
     unwatch();
     await service.close();
     await fake.close();
     expect(ids).toEqual(all);
-    // Page 1's answer, the last of the four requested ahead: one on the wire, four slots busy.
-    expect(seen).toContainEqual({ busy: 4, inFlight: 1 });
-    expect(seen.every(({ busy }) => busy === 4)).toBe(true);
-    expect(stats.ahead).toBe(0);
+    expect(mostAtService).toBe(4);
+    expect(Math.max(...busy)).toBe(4);
+    expect(stats.inFlight).toBe(0);
+    expect(wire.held).toBe(0);
+  });
+
+  it('a pinned prefetch keeps as many pages ahead as it allows on the wire; auto twice that, within its bound', () => {
+    expect(pagesAhead(16, false, 1024)).toBe(16);
+    expect(pagesAhead(16, true, 1024)).toBe(32);
+    expect(pagesAhead(700, true, 1024)).toBe(1024);
   });
 
   it('a 1-based server that serves page 0 as page 1: no error, every client once', async () => {

@@ -10,6 +10,7 @@
 import { createAdaptiveLimit } from '../src/service/adaptive-limit.js';
 import { type BreakerState, breakerStep, CLOSED, DEFAULT_BREAKER } from '../src/service/breaker.js';
 import { DEFAULT_RETRY, retryDelay } from '../src/service/retry.js';
+import { pagesAhead } from '../src/export/page.js';
 import { signedBacklog } from '../src/import/send-window.js';
 
 export interface SimService {
@@ -141,10 +142,7 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
   let signing = 0; // rows in the signing stage (its pLimit(ahead))
   let threadsBusy = 0;
   const signQueue: (() => void)[] = [];
-  // As the send window's slots: requests coming back for one (retries) go before rows not sent yet.
-  const again: (() => void)[] = [];
-  const fresh: (() => void)[] = [];
-  let onWire = 0; // wire slots held
+  const wire = new WireSlots(time, () => limit.current);
   const server = serviceModel(service, random);
   const pause = new Pause();
   let breaker: BreakerState = CLOSED;
@@ -157,7 +155,7 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
       signing++;
       startSigning(() => {
         signing--;
-        waitForWire(send);
+        wire.take(send);
         admit();
       });
     }
@@ -176,28 +174,9 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
     else signQueue.push(job);
   };
 
-  /** A row's first attempt queues behind the others; one coming back for a retry goes first. */
-  const waitForWire = (start: () => void, retry = false) => {
-    if (onWire < limit.current) {
-      onWire++;
-      start();
-    } else if (retry) again.push(start);
-    else fresh.push(start);
-  };
-
-  const releaseWire = () => {
-    onWire--;
-    while (onWire < limit.current && again.length + fresh.length > 0) {
-      onWire++;
-      // A turn later, as a promise's waiter resumes: a request that lends its slot at once (a
-      // pause) must not serve the queue from inside this loop (thousands of signed rows wait).
-      time.at(time.now, again.shift() ?? fresh.shift()!);
-    }
-  };
-
   const finishRow = () => {
     open--;
-    releaseWire();
+    wire.leave();
     admit();
   };
 
@@ -206,24 +185,24 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
   const attempt = (n: number, counted: number) => {
     // As send-request.ts with the send window's slot: waiting for the gate or a 429's pause
     // lends the slot, and a slot taken before the limit was cut queues again.
-    const again = () => waitForWire(() => attempt(n, counted), true);
+    const again = () => wire.take(() => attempt(n, counted), true);
     if (breaker.kind === 'open' || breaker.kind === 'probing') {
-      releaseWire();
+      wire.leave();
       gateWaiters.push(again);
       return;
     }
     if (pause.until > time.now) {
-      releaseWire();
+      wire.leave();
       time.at(pause.until, again);
       return;
     }
-    if (onWire > limit.current) {
-      releaseWire();
+    if (!wire.fits()) {
+      wire.leave();
       again();
       return;
     }
     request(time, server, result, (status, sentAt) => {
-      limit.observe({ status, ms: time.now - sentAt }, Math.max(1, onWire));
+      limit.observe({ status, ms: time.now - sentAt }, Math.max(1, wire.held));
       if (status === 200) {
         if (breaker.kind !== 'closed' || breaker.streak !== 0) moveBreaker(breakerStep(breaker, { type: 'answer' }, DEFAULT_BREAKER));
         created++;
@@ -239,8 +218,8 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
       }
       if (status === 429) pause.refused(sentAt, time.now, delay);
       // As the send window: the wait lends the wire slot; the retry queues for one again.
-      releaseWire();
-      time.at(time.now + delay, () => waitForWire(() => attempt(n + 1, retry), true));
+      wire.leave();
+      time.at(time.now + delay, () => wire.take(() => attempt(n + 1, retry), true));
     });
   };
 
@@ -284,6 +263,43 @@ function request(time: Timeline, server: ServiceModel, result: SimResult, answer
     server.answered(status);
     answered(status, sentAt);
   });
+}
+
+/**
+ * The wire's slots, as createWireSlots (service/wire-slots.ts): at most `limit()` held; a request
+ * coming back for one (a retry) goes ahead of those not sent yet; a slot taken before the limit
+ * was cut no longer fits, and its request queues again.
+ */
+class WireSlots {
+  held = 0;
+  readonly #again: (() => void)[] = [];
+  readonly #fresh: (() => void)[] = [];
+
+  constructor(
+    private readonly time: Timeline,
+    private readonly limit: () => number,
+  ) {}
+
+  take(start: () => void, retry = false): void {
+    if (this.held < this.limit()) {
+      this.held++;
+      start();
+    } else (retry ? this.#again : this.#fresh).push(start);
+  }
+
+  fits(): boolean {
+    return this.held <= this.limit();
+  }
+
+  leave(): void {
+    this.held--;
+    while (this.held < this.limit() && this.#again.length + this.#fresh.length > 0) {
+      this.held++;
+      // A turn later, as a promise's waiter resumes: a request that lends its slot at once (a
+      // pause) must not serve the queue from inside this loop (thousands of signed rows wait).
+      this.time.at(this.time.now, this.#again.shift() ?? this.#fresh.shift()!);
+    }
+  }
 }
 
 /** The client's shared 429 pause, as send-request.ts: a 429 to a request sent before the pause began is its echo, not a new one. */
@@ -345,10 +361,11 @@ export interface SimWriter {
 /**
  * Simulates `seconds` of an export of an endless listing, as pageClients (export/page.ts) does
  * it: the first page alone, then, before each page goes to the writer, the pages up to
- * `prefetch` ahead are requested; the writer waits for the next one in order. The real
- * controller is fed every answer with the pages on the wire counted busy only while the writer
- * waits (busyPrefetch), and a 429 pauses every request for its Retry-After, as the service
- * client does. `perSecond` counts clients written.
+ * pagesAhead() ahead are requested, at most the limit of them on the wire (wire slots, as the
+ * import's); the writer waits for the next one in order. The real controller is fed every
+ * answer with the pages on the wire counted busy only while the writer waits (busyPrefetch),
+ * and a 429 pauses every request for its Retry-After, as the service client does.
+ * `perSecond` counts clients written.
  */
 export function simulateExport(writer: SimWriter, service: SimService, seconds: number, seed = 1): SimResult {
   const time = new Timeline();
@@ -357,31 +374,37 @@ export function simulateExport(writer: SimWriter, service: SimService, seconds: 
   const limit = createAdaptiveLimit({ limit: 'auto', start: writer.startLimit, max: writer.bound, now: () => time.now });
   const result: SimResult = { perSecond: [], limits: [], requests: 0, throttled: 0, requestsPerSecond: [], throttledPerSecond: [], failedRows: 0 };
   const ready = new Set<number>();
-  let inFlight = 0;
   let requested = 0;
   let waitingFor: number | undefined;
   let written = 0;
   const pause = new Pause();
+  const wire = new WireSlots(time, () => limit.current);
+  const ahead = () => pagesAhead(limit.current, true, writer.bound);
 
   const fetchPage = (page: number) => {
-    inFlight++;
-    attempt(page, 0);
+    wire.take(() => attempt(page, 0));
   };
 
-  // As the service client: a 429 pauses every request; a page waiting out the pause or its
-  // retry delay holds no place (export has no wire slots), so after the pause each one still
-  // requested goes again at once, whatever the limit became.
+  // As send-request.ts with the pager's wire slot: a page waiting out a 429's pause or its
+  // retry delay lends its slot, and comes back for one ahead of pages not sent yet.
   const attempt = (page: number, retries: number) => {
+    const again = () => wire.take(() => attempt(page, retries), true);
     if (pause.until > time.now) {
-      time.at(pause.until, () => attempt(page, retries));
+      wire.leave();
+      time.at(pause.until, again);
+      return;
+    }
+    if (!wire.fits()) {
+      wire.leave();
+      again();
       return;
     }
     request(time, server, result, (status, sentAt) => {
-      // As run-export.ts: busy is busyPrefetch (every page ahead of a waiting writer), and the
-      // pages awaiting an answer are stats.inFlight (this one included).
-      limit.observe({ status, ms: time.now - sentAt }, waitingFor === undefined ? 0 : requested - waitingFor, inFlight);
+      // As run-export.ts: busy is busyPrefetch (the pages on the wire while the writer waits),
+      // and as many await an answer (this one included).
+      limit.observe({ status, ms: time.now - sentAt }, waitingFor === undefined ? 0 : wire.held, wire.held);
+      wire.leave();
       if (status === 200) {
-        inFlight--;
         ready.add(page);
         if (waitingFor === page) write(page);
         return;
@@ -393,7 +416,7 @@ export function simulateExport(writer: SimWriter, service: SimService, seconds: 
         return;
       }
       if (status === 429) pause.refused(sentAt, time.now, delay);
-      time.at(time.now + delay, () => attempt(page, retries + 1));
+      time.at(time.now + delay, () => wire.take(() => attempt(page, retries + 1), true));
     });
   };
 
@@ -405,11 +428,11 @@ export function simulateExport(writer: SimWriter, service: SimService, seconds: 
   const write = (number: number) => {
     waitingFor = undefined;
     ready.delete(number);
-    topUp(number + limit.current);
+    topUp(number + ahead());
     time.at(time.now + writer.writeMs, () => {
       written += writer.pageSize;
       const next = number + 1;
-      topUp(next + limit.current - 1);
+      topUp(next + ahead() - 1);
       if (ready.has(next)) write(next);
       else waitingFor = next;
     });

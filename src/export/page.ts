@@ -1,7 +1,8 @@
 /**
  * Pages through List Clients whatever the server's page base, yielding each page's clients not
- * written before, in order, with up to `prefetch()` requests in flight ahead of the writer (read
- * at every top-up: `--prefetch auto` changes it while the export runs).
+ * written before, in order, with up to `prefetch()` pages requested ahead of the writer (read at
+ * every top-up: `--prefetch auto` changes it while the export runs) and at most `wire.limit` of
+ * them on the wire.
  *
  * Page numbering is not published (docs/service.md#paging), so:
  * - start at page 0; a 400/422 about `page` (or with no param) means "1-based", restart at 1;
@@ -18,6 +19,7 @@ import { createHash } from 'node:crypto';
 import { AuthError, ServiceError, StoppedError, UsageError } from '../errors.js';
 import { PrintTable, quickPrint } from '../fingerprints.js';
 import type { ServiceClient } from '../service/client.js';
+import { createWireSlots, type WireSlots } from '../service/wire-slots.js';
 import type { Client, ListClientsQuery, ListPage } from '../service/schemas.js';
 
 export type PageFilters = Omit<ListClientsQuery, 'page' | 'size'>;
@@ -26,7 +28,13 @@ export interface PageClientsOptions {
   service: ServiceClient;
   filters: PageFilters;
   pageSize: number;
+  /** Pages requested ahead of the writer, at most: on the wire, waiting for a place on it, or arrived. */
   prefetch: () => number;
+  /**
+   * The page requests' places on the wire: one is held while its request is on the wire and lent
+   * while it waits to retry. Default: as many as `prefetch()` allows.
+   */
+  wire?: WireSlots | undefined;
   signal?: AbortSignal | undefined;
   /**
    * What a page keeps of each client from the moment it arrives (`--new-since-last`: the id
@@ -59,10 +67,8 @@ export interface PagingStats {
    * another id with the same print, or a repeat from further back than the pager keeps ids.
    */
   unverified: number;
-  /** Pages requested and not answered yet. */
+  /** Pages requested and not answered yet: on the wire, or waiting for a place on it. */
   inFlight: number;
-  /** Pages requested and not handed to the writer yet: on the wire, or arrived ahead of the one it waits for. */
-  ahead: number;
   /** True while the writer waits for the next page: the network, not the writer, is behind. */
   waiting: boolean;
   /** The documented end: the number of the first short or empty page, once it arrived. */
@@ -75,40 +81,36 @@ const MAX_STALE_PAGES = 3;
 type Settled = { ok: true; page: ListPage } | { ok: false; error: unknown };
 
 export function newPagingStats(pageSize: number): PagingStats {
-  return { pageBase: undefined, pageSize, pages: 0, requests: 0, duplicates: 0, unverified: 0, inFlight: 0, ahead: 0, waiting: false, endPage: undefined };
+  return { pageBase: undefined, pageSize, pages: 0, requests: 0, duplicates: 0, unverified: 0, inFlight: 0, waiting: false, endPage: undefined };
 }
 
 /**
- * Prefetch slots busy, for `--prefetch auto`: while the writer waits for a page, every page
- * requested ahead of it, the ones that already arrived included. Answers come out of order (a
- * round trip's jitter), and a page that came before the one awaited still holds its slot: counting
- * only those on the wire read a full prefetch as a partly idle one, and at 500 ms ±20% the limit
- * stopped growing short of what the writer could take. While the writer is busy (disk, xlsx
- * encoding) none count, so a slow writer never grows it.
+ * Prefetch slots busy, for `--prefetch auto`: while the writer waits for a page, the page
+ * requests on the wire. While the writer is busy (disk, xlsx encoding) none count, so a slow
+ * writer never grows it.
  */
-export function busyPrefetch(stats: PagingStats): number {
-  return stats.waiting ? stats.ahead : 0;
+export function busyPrefetch(stats: PagingStats, wire: WireSlots): number {
+  return stats.waiting ? wire.held : 0;
+}
+
+/**
+ * Pages requested ahead of the writer for a limit of `limit` on the wire: in `--prefetch auto`
+ * twice that (at most `max`), a pinned `--prefetch N` N. Answers come out of order (a round
+ * trip's jitter), and with no more pages ahead than places on the wire, each page that arrived
+ * before the one awaited left a place empty: 0.33–0.84 of the floor at 150–500 ms in the
+ * export's simulation (docs/export.md), where twice the limit meets 0.9 in every cell.
+ */
+export function pagesAhead(limit: number, auto: boolean, max: number): number {
+  return auto ? Math.min(max, 2 * limit) : limit;
 }
 
 export async function* pageClients(
   options: PageClientsOptions,
   stats: PagingStats,
 ): AsyncGenerator<FetchedPage> {
-  const { service, filters, pageSize, prefetch, signal, slim } = options;
-  const fetchPage = (page: number): Promise<ListPage> => {
-    stats.requests++;
-    stats.inFlight++;
-    return service.listClients({ ...filters, page, size: pageSize }).then(
-      (reply) => {
-        stats.inFlight--;
-        return slim ? { ...reply.data, clients: reply.data.clients.map(slim) } : reply.data;
-      },
-      (error: unknown) => {
-        stats.inFlight--;
-        throw explain(error, pageSize);
-      },
-    );
-  };
+  const { pageSize, prefetch, signal } = options;
+  const requests = pageRequests(options, stats);
+  const fetchPage = requests.fetch;
   const pending = new Map<number, Promise<Settled>>();
   try {
     // The first page, alone: it decides the base and the page size everything else uses.
@@ -134,7 +136,6 @@ export async function* pageClients(
     let requested = base + 1;
     const topUp = (upTo: number) => {
       for (; requested <= upTo; requested++) {
-        stats.ahead++;
         pending.set(
           requested,
           fetchPage(requested).then(
@@ -170,15 +171,54 @@ export async function* pageClients(
         stats.waiting = false;
       });
       pending.delete(number);
-      stats.ahead--;
       if (!settled.ok) throw settled.error;
       page = settled.page;
     }
   } finally {
     // Every pending promise already has its rejection handled: dropping them is safe.
+    requests.close();
     pending.clear();
-    stats.ahead = 0;
   }
+}
+
+/**
+ * Page requests, each on one of the wire's places (held on the wire, lent while it waits to
+ * retry). Once closed (the end, an error, the writer stopped), pages still waiting for a place
+ * are not sent.
+ */
+function pageRequests(options: PageClientsOptions, stats: PagingStats) {
+  const { service, filters, pageSize, slim } = options;
+  const wire = options.wire ?? createWireSlots(Number.MAX_SAFE_INTEGER);
+  let closed = false;
+  const request = async (page: number): Promise<ListPage> => {
+    const slot = await wire.take();
+    try {
+      if (closed) throw interrupted();
+      stats.requests++;
+      const reply = await service.listClients({ ...filters, page, size: pageSize }, { slot });
+      return slim ? { ...reply.data, clients: reply.data.clients.map(slim) } : reply.data;
+    } finally {
+      slot.leave();
+    }
+  };
+  return {
+    fetch(page: number): Promise<ListPage> {
+      stats.inFlight++;
+      return request(page).then(
+        (data) => {
+          stats.inFlight--;
+          return data;
+        },
+        (error: unknown) => {
+          stats.inFlight--;
+          throw explain(error, pageSize);
+        },
+      );
+    },
+    close() {
+      closed = true;
+    },
+  };
 }
 
 /**

@@ -8,6 +8,7 @@
 import { type OnProgress, progressReporter } from '../progress-report.js';
 import { createAdaptiveLimit } from '../service/adaptive-limit.js';
 import type { ServiceClient } from '../service/client.js';
+import { createWireSlots } from '../service/wire-slots.js';
 import type { FileLock } from '../lock.js';
 import { ExportAccount } from './account.js';
 import { flattenClient } from './columns.js';
@@ -15,7 +16,7 @@ import { EXPORT_DEFAULTS } from './defaults.js';
 import { createEncoder } from './encode.js';
 import { checkExportSettings, type ExportSettings } from './options.js';
 import { openOutput, type Output } from './output.js';
-import { busyPrefetch, newPagingStats, pageClients } from './page.js';
+import { busyPrefetch, newPagingStats, pageClients, pagesAhead } from './page.js';
 import { type CheckedSettings, type ExportPlan, type PlanInput, planExport } from './plan.js';
 import { type ExportSummary, type RunFigures, summarize } from './summary.js';
 import { zipWorkbook } from './xlsx-package.js';
@@ -88,6 +89,7 @@ async function writePages(
   const stats = newPagingStats(settings.pageSize);
   const account = new ExportAccount();
   const prefetch = createAdaptiveLimit({ limit: settings.prefetch, start: EXPORT_DEFAULTS.startPrefetch, max: settings.maxPrefetch });
+  const wire = createWireSlots(prefetch.current);
   const counts: RunFigures['counts'] = {};
   let rows = 0;
   const progress = progressReporter(
@@ -95,8 +97,11 @@ async function writePages(
     () => ({ done: rows, counters: { pages: stats.pages, prefetch: prefetch.current } }),
     options.progressIntervalMs,
   );
-  // Pages in flight count this answer's own until it settles: as many await an answer.
-  const unwatch = options.service.watchAnswers((answer) => prefetch.observe(answer, busyPrefetch(stats), stats.inFlight));
+  // This answer's request still holds its place on the wire: as many await an answer.
+  const unwatch = options.service.watchAnswers((answer) => {
+    prefetch.observe(answer, busyPrefetch(stats, wire), wire.held);
+    wire.limit = prefetch.current;
+  });
   try {
     const head = encoder.start();
     if (head !== '') await output.write(head);
@@ -105,7 +110,8 @@ async function writePages(
         service: options.service,
         filters: plan.filters,
         pageSize: settings.pageSize,
-        prefetch: () => prefetch.current,
+        prefetch: () => pagesAhead(prefetch.current, settings.prefetch === 'auto', settings.maxPrefetch),
+        wire,
         signal: options.signal,
         slim: plan.incremental?.slim,
       },

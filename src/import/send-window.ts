@@ -16,6 +16,7 @@ import pLimit from 'p-limit';
 import { createAdaptiveLimit, type LimitReport } from '../service/adaptive-limit.js';
 import type { Answer } from '../service/client.js';
 import type { WireSlot } from '../service/types.js';
+import { createWireSlots } from '../service/wire-slots.js';
 
 export interface SendWindow {
   /** Waits for room in the window. */
@@ -84,7 +85,7 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
     start: options.startConcurrency ?? 8,
     max: options.maxConcurrency ?? 64,
   });
-  const wire = createSlots(limit.current);
+  const wire = createWireSlots(limit.current);
   const signing = pLimit(ahead);
   const running = new Set<Promise<void>>();
   let waiter: (() => void) | undefined;
@@ -139,71 +140,5 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
     },
     limits: () => limit.limits(),
     inFlight: () => wire.held,
-  };
-}
-
-interface Slots {
-  /** Slots held now. */
-  readonly held: number;
-  /** The most that may be held; lowering it takes none back, raising it serves the queue. */
-  limit: number;
-  /** Waits for a slot: one of the `limit`, held until its `leave()`. */
-  take(): Promise<WireSlot>;
-}
-
-/**
- * The wire's slots: FIFO like p-limit, but a slot can be lent and taken back (a request
- * waiting to retry holds none), and a request coming back for one goes ahead of rows not sent yet.
- */
-function createSlots(initial: number): Slots {
-  let limit = initial;
-  let held = 0;
-  const again: (() => void)[] = [];
-  const fresh: (() => void)[] = [];
-  const serve = () => {
-    while (held < limit) {
-      const next = again.shift() ?? fresh.shift();
-      if (next === undefined) return;
-      held++;
-      next();
-    }
-  };
-  const wait = (queue: (() => void)[]) =>
-    new Promise<void>((resolve) => {
-      queue.push(resolve);
-      serve();
-    });
-  const slot = (): WireSlot => {
-    let holding = true;
-    return {
-      fits: () => holding && held <= limit,
-      leave() {
-        if (!holding) return;
-        holding = false;
-        held--;
-        serve();
-      },
-      async enter() {
-        if (holding) return;
-        await wait(again);
-        holding = true;
-      },
-    };
-  };
-  return {
-    get held() {
-      return held;
-    },
-    get limit() {
-      return limit;
-    },
-    set limit(value) {
-      limit = value;
-      serve();
-    },
-    async take() {
-      await wait(fresh);
-      return slot();
-    },
   };
 }

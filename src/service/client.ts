@@ -78,7 +78,8 @@ export interface ServiceClient {
    */
   prepareCreate(body: CreateClientBody): Promise<PreparedCreate>;
   sendCreate(prepared: PreparedCreate, context?: RequestContext): Promise<Reply<Client>>;
-  listClients(query: ListClientsQuery): Promise<Reply<ListPage>>;
+  /** `context.slot`: the export's wire slot for this page, lent while the request waits. */
+  listClients(query: ListClientsQuery, context?: RequestContext): Promise<Reply<ListPage>>;
   /** Every attempt's answer, 429s and retries included, until the returned function is called. */
   watchAnswers(listener: (answer: Answer) => void): () => void;
   /** The outage gate's transitions (paused, resumed…), until the returned function is called. */
@@ -146,8 +147,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     },
     prepareCreate,
     sendCreate,
-    listClients(query) {
-      return sendRequest(wire, 'GET', `/v1/clients${listQueryString(query)}`, listEnvelope);
+    listClients(query, context) {
+      return sendRequest(wire, 'GET', `/v1/clients${listQueryString(query)}`, listEnvelope, undefined, context);
     },
     watchAnswers(listener) {
       wire.listeners.add(listener);

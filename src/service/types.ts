@@ -51,7 +51,7 @@ export interface Reply<T> {
 export interface RequestContext {
   /** The input's row number (import). */
   row?: number | undefined;
-  /** The import's send-window slot the request holds: lent while it waits. */
+  /** The wire slot the request holds (import's send window, export's pages): lent while it waits. */
   slot?: WireSlot | undefined;
 }
 
