@@ -191,16 +191,7 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
       gateWaiters.push(again);
       return;
     }
-    if (pause.until > time.now) {
-      wire.leave();
-      time.at(pause.until, again);
-      return;
-    }
-    if (!wire.fits()) {
-      wire.leave();
-      again();
-      return;
-    }
+    if (!wire.mayGo(pause, again)) return;
     request(time, server, result, (status, sentAt) => {
       limit.observe({ status, ms: time.now - sentAt }, Math.max(1, wire.held));
       if (status === 200) {
@@ -289,6 +280,24 @@ class WireSlots {
 
   fits(): boolean {
     return this.held <= this.limit();
+  }
+
+  /**
+   * As send-request.ts's waitForTurn: a request paused by a 429, or holding a slot past a cut
+   * limit, lends its slot and comes back for one (`again`); true when it may go now.
+   */
+  mayGo(pause: Pause, again: () => void): boolean {
+    if (pause.until > this.time.now) {
+      this.leave();
+      this.time.at(pause.until, again);
+      return false;
+    }
+    if (!this.fits()) {
+      this.leave();
+      again();
+      return false;
+    }
+    return true;
   }
 
   leave(): void {
@@ -389,16 +398,7 @@ export function simulateExport(writer: SimWriter, service: SimService, seconds: 
   // retry delay lends its slot, and comes back for one ahead of pages not sent yet.
   const attempt = (page: number, retries: number) => {
     const again = () => wire.take(() => attempt(page, retries), true);
-    if (pause.until > time.now) {
-      wire.leave();
-      time.at(pause.until, again);
-      return;
-    }
-    if (!wire.fits()) {
-      wire.leave();
-      again();
-      return;
-    }
+    if (!wire.mayGo(pause, again)) return;
     request(time, server, result, (status, sentAt) => {
       // As run-export.ts: busy is busyPrefetch (the pages on the wire while the writer waits),
       // and as many await an answer (this one included).
