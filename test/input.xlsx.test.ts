@@ -1,5 +1,5 @@
 /** .xlsx through the streaming reader: cell values as the user sees them, sheets. */
-import { copyFile, writeFile } from 'node:fs/promises';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
@@ -8,6 +8,7 @@ import { openRows } from '../src/import/read/index.js';
 import { targetSheet } from '../src/import/read/sheet-choice.js';
 import { makeTempDir } from './helpers.js';
 import { readAll } from './input.helpers.js';
+import { SHEETS } from './sheets.corpus.js';
 
 const workbook = new URL('../fixtures/input/clients.xlsx', import.meta.url).pathname;
 
@@ -94,6 +95,21 @@ describe('--sheet', () => {
   });
 });
 
+/** Changes by `change` the uncompressed size the central directory gives `name` (a zip without zip64). */
+function declareSize(zip: Buffer, name: string, change: number): void {
+  const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  let at = zip.readUInt32LE(end + 16);
+  for (let entry = 0; entry < zip.readUInt16LE(end + 10); entry++) {
+    const length = zip.readUInt16LE(at + 28);
+    if (zip.toString('utf8', at + 46, at + 46 + length) === name) {
+      zip.writeUInt32LE(zip.readUInt32LE(at + 24) + change, at + 24);
+      return;
+    }
+    at += 46 + length + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+  }
+  throw new Error(`${name}: not in the central directory`);
+}
+
 describe('not really xlsx', () => {
   it('a CSV renamed .xlsx', async () => {
     const path = join(temp.dir, 'fake.xlsx');
@@ -108,6 +124,18 @@ describe('not really xlsx', () => {
     await writeFile(path, Buffer.concat([Buffer.from('504b0304', 'hex'), Buffer.alloc(200, 7)]));
     const error = await openRows(path).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InputError);
+  });
+
+  it.each([
+    [-1, /too many bytes/],
+    [1, /not enough bytes/],
+  ])('a sheet that inflates to other than the size its zip declares (%i) is refused', async (change, reason) => {
+    const bytes = await readFile(join(SHEETS, 'openpyxl.xlsx'));
+    declareSize(bytes, 'xl/worksheets/sheet1.xml', change);
+    const path = join(temp.dir, `declared${change}.xlsx`);
+    await writeFile(path, bytes);
+    const error = await openRows(path).then(readAll).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'input_xlsx', message: expect.stringMatching(reason) });
   });
 
   it('an .xlsx named .csv is pointed at the .xlsx extension', async () => {
