@@ -173,7 +173,7 @@ function randomXml(next: () => number): string {
   const space = () => pick(['', ' ', '  ', '\n', '\t', '\r\n']);
   const some = (make: () => string, most: number) => Array.from({ length: Math.floor(next() * (most + 1)) }, make).join('');
   const reference = () =>
-    pick(['&amp;', '&lt;', '&gt;', '&quot;', '&apos;', '&#65;', '&#x41;', '&#X1F600;', '&#00065;', '&#128;', '&#x9f;',
+    pick(['&amp;', '&lt;', '&gt;', '&quot;', '&apos;', '&#65;', '&#x41;', '&#X1F600;', '&#00065;', '&#127;', '&#xa0;',
       '&#0;', '&#xD800;', '&#1114112;', '&bogus;', '&amp', '& ', '&#;', '&#x;', '&#65x;', '&&amp;', '&AMP;']);
   const char = () => pick(['a', 'Z', '0', ' ', '\n', '\t', 'é', '€', '😀', '>', '"', "'", ';', '#', ']', '-', '_x000D_']);
   const textRun = () => some(() => (next() < 0.2 ? reference() : char()), 12);
@@ -213,13 +213,19 @@ describe('random XML', () => {
   });
 
   it('decodes references as before, in text and in attributes', () => {
-    const text = '<a v="&lt;&#x41;&#128;&amp">&#65;&#x1F600;&#0;&#xD800;&#1114112;&quot;&bogus;&#65x;&amp</a>';
+    const text = '<a v="&lt;&#x41;&#8364;&amp">&#65;&#x1F600;&#0;&#xD800;&#1114112;&quot;&bogus;&#65x;&amp</a>';
     expect(eventLog(xmlEvents, [text], false)).toEqual([
       'open a {"v":"<A€&amp"}',
       `text ${JSON.stringify('A😀\uFFFD\uFFFD\uFFFD"&bogus;&#65x;&amp')}`,
       'close a',
     ]);
     expectSameEvents(text, chunkings(text, 3));
+  });
+
+  it('reads &#128;–&#159; as those code points, as XML does (the tokenizer before read them as Windows-1252)', () => {
+    const text = '<a v="&#128;">&#x80;&#159;&#x9F;</a>';
+    expect(eventLog(xmlEvents, [text], false)).toEqual(['open a {"v":"\u0080"}', `text ${JSON.stringify('\u0080\u009f\u009f')}`, 'close a']);
+    expect(eventLog(tokenizerEvents, [text], false)).toContain('open a {"v":"€"}');
   });
 
   it('a tag, a comment and CDATA longer than many chunks', () => {

@@ -1,7 +1,8 @@
 /**
- * XML's character references, decoded as the spreadsheet reader always has (htmlparser2's
- * strict mode, which it used before): the five predefined entities and numeric references,
- * each only with its `;`; anything else is left as written.
+ * XML's character references: the five predefined entities and numeric references, each only
+ * with its `;`; anything else is left as written, as the reader always has (htmlparser2's
+ * strict mode, which it used before). One difference from it: `&#128;`–`&#159;` are those code
+ * points, not HTML's Windows-1252 reading of them (`&#128;` was `€`).
  */
 
 /** `raw` (text or an attribute's value, no markup in it) with its references replaced. */
@@ -76,17 +77,9 @@ function digitValue(code: number, hex: boolean): number {
 }
 
 /**
- * What a numeric reference decodes to: U+FFFD for NUL, surrogates and past U+10FFFF, and
- * HTML's Windows-1252 reading of 128–159, as the reader before this one did, so a workbook
- * reads as it did (no spreadsheet writes these references: Excel escapes them as `_xHHHH_`).
+ * What a numeric reference decodes to: the code point, as XML (and every spreadsheet program)
+ * reads it; U+FFFD for NUL, surrogates and past U+10FFFF, which XML does not allow.
  */
 function replaceCodePoint(codePoint: number): number {
-  if (codePoint === 0 || (codePoint >= 0xd800 && codePoint <= 0xdfff) || codePoint > 0x10ffff) return 0xfffd;
-  return codePoint >= 0x80 && codePoint <= 0x9f ? (WINDOWS_1252[codePoint - 0x80] ?? codePoint) : codePoint;
+  return codePoint === 0 || (codePoint >= 0xd800 && codePoint <= 0xdfff) || codePoint > 0x10ffff ? 0xfffd : codePoint;
 }
-
-/** 128–159 as Windows-1252; 0 where it has no character (the code point is kept). */
-const WINDOWS_1252 = [
-  0x20ac, 0, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017d, 0,
-  0, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0, 0x017e, 0x0178,
-].map((mapped, index) => mapped || 0x80 + index);
