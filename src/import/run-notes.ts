@@ -33,7 +33,10 @@ export class RunNotes {
   invalidTotal = 0;
   readonly #keep: number;
   readonly #columns: Partial<Record<Field, string>>;
-  readonly #changes = new Map<string, Normalization>();
+  /** By field, then by the value as written: each value's changes (one, in practice). */
+  readonly #changes = new Map<string, Map<string, Normalization[]>>();
+  /** The same changes in the order first seen (ties keep it when sorted). */
+  readonly #seen: Normalization[] = [];
 
   /** `keep`: invalid rows listed; `columns`: field → header, to name the column of a problem. */
   constructor(keep: number, columns: Partial<Record<Field, string>>) {
@@ -49,15 +52,23 @@ export class RunNotes {
 
   /** One value changed on its way out: `field` from what the file holds to what is sent. */
   changed(field: string, from: string, to: string): void {
-    const id = `${field}\u0000${from}\u0000${to}`;
-    const known = this.#changes.get(id);
+    // Looked up without building a key string: most rows of a file change the same way.
+    let byValue = this.#changes.get(field);
+    if (byValue === undefined) this.#changes.set(field, (byValue = new Map()));
+    const changes = byValue.get(from);
+    const known = changes?.find((change) => change.to === to);
     if (known) known.count++;
-    else if (this.#changes.size < MAX_CHANGES) this.#changes.set(id, { field, from, to, count: 1 });
+    else if (this.#seen.length < MAX_CHANGES) {
+      const change = { field, from, to, count: 1 };
+      if (changes) changes.push(change);
+      else byValue.set(from, [change]);
+      this.#seen.push(change);
+    }
   }
 
   /** Most frequent first. */
   normalizations(): Normalization[] {
-    return [...this.#changes.values()].sort((a, b) => b.count - a.count);
+    return [...this.#seen].sort((a, b) => b.count - a.count);
   }
 
   /** validate-row's issues read `field: message`; other issues concern the whole row. */
