@@ -12,6 +12,7 @@ import { type BreakerState, breakerStep, CLOSED, DEFAULT_BREAKER } from '../src/
 import { DEFAULT_RETRY, retryDelay } from '../src/service/retry.js';
 import { pagesAhead } from '../src/export/page.js';
 import { signedBacklog } from '../src/import/send-window.js';
+import { createRandom } from '../src/sandbox/random.js';
 
 export interface SimService {
   /** Round trip at time t (ms since start): a constant, or a schedule. */
@@ -115,22 +116,11 @@ function before(a: TimedEvent, b: TimedEvent): boolean {
   return a.at < b.at || (a.at === b.at && a.seq < b.seq);
 }
 
-/** A seeded generator (mulberry32): the same cell gives the same run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Simulates `seconds` of an import of an endless file. */
 export function simulateImport(client: SimClient, service: SimService, seconds: number, seed = 1): SimResult {
   const time = new Timeline();
-  const random = seeded(seed);
+  const random = createRandom(seed);
   const limit = createAdaptiveLimit({ limit: 'auto', start: client.startLimit, max: client.bound, now: () => time.now });
   // As the send window: a few rows per core signing at once, and a backlog of signed rows
   // while the limit is still growing.
@@ -378,7 +368,7 @@ export interface SimWriter {
  */
 export function simulateExport(writer: SimWriter, service: SimService, seconds: number, seed = 1): SimResult {
   const time = new Timeline();
-  const random = seeded(seed);
+  const random = createRandom(seed);
   const server = serviceModel(service, random);
   const limit = createAdaptiveLimit({ limit: 'auto', start: writer.startLimit, max: writer.bound, now: () => time.now });
   const result: SimResult = { perSecond: [], limits: [], requests: 0, throttled: 0, requestsPerSecond: [], throttledPerSecond: [], failedRows: 0 };
