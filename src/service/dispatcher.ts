@@ -4,10 +4,20 @@
  * (extra CAs, a client certificate) apply to the service's connection either way; there is
  * no setting that turns verification off.
  */
+import { createRequire } from 'node:module';
 import { rootCertificates } from 'node:tls';
-import { type Dispatcher, EnvHttpProxyAgent, Pool, ProxyAgent } from 'undici';
+import type * as Undici from 'undici';
+import type { Dispatcher } from 'undici';
 import { UsageError } from '../errors.js';
 import { redactUrl } from './url.js';
+
+/**
+ * undici, loaded with the first transport rather than with this module: `validate` and the
+ * sandbox reach this module without sending anything, and loading undici took ~80 ms of their
+ * start-up.
+ */
+let loaded: typeof Undici | undefined;
+const undici = (): typeof Undici => (loaded ??= createRequire(import.meta.url)('undici') as typeof Undici);
 
 export interface TlsSettings {
   /** Extra trusted CAs (PEM), added to Node's own roots, never replacing them. */
@@ -127,7 +137,7 @@ export function createTransport(
   const pool = { connections: options.connections, keepAliveTimeout: 30_000 };
   if (network.proxy !== undefined) {
     checkProxyUrl(network.proxy, '--proxy');
-    const dispatcher = new ProxyAgent({ uri: network.proxy, requestTls: connect, proxyTls: { timeout: options.connectTimeoutMs }, ...pool });
+    const dispatcher = new (undici().ProxyAgent)({ uri: network.proxy, requestTls: connect, proxyTls: { timeout: options.connectTimeoutMs }, ...pool });
     return { dispatcher, ...route };
   }
   if (route.proxy !== undefined) {
@@ -135,7 +145,7 @@ export function createTransport(
     if (env.httpsProxy !== undefined) checkProxyUrl(env.httpsProxy, 'HTTPS_PROXY');
     if (env.httpProxy !== undefined) checkProxyUrl(env.httpProxy, 'HTTP_PROXY');
     // Passed explicitly (read once by the caller): '' is "none" to undici, so it never reads process.env.
-    const dispatcher = new EnvHttpProxyAgent({
+    const dispatcher = new (undici().EnvHttpProxyAgent)({
       httpProxy: env.httpProxy ?? '',
       httpsProxy: env.httpsProxy ?? '',
       noProxy: env.noProxy ?? '',
@@ -146,5 +156,5 @@ export function createTransport(
     return { dispatcher, ...route };
   }
   // The pool is for the origin alone: a base URL's path prefix goes on each request's path.
-  return { dispatcher: new Pool(origin.origin, { ...pool, connect }), ...route };
+  return { dispatcher: new (undici().Pool)(origin.origin, { ...pool, connect }), ...route };
 }
