@@ -76,11 +76,11 @@ export class Recorder {
 
   /** A row decided without sending (classifyRow). */
   settle(raw: RawRecord, verdict: Exclude<RowVerdict, { kind: 'send' }>): void {
-    const { row, values } = raw;
+    const { row, values, echo } = raw;
     switch (verdict.kind) {
       case 'invalid':
         return this.record(
-          { row, outcome: 'invalid', errorType: 'validation', errorCode: 'invalid_row', errorMessage: verdict.issues, values },
+          { row, outcome: 'invalid', errorType: 'validation', errorCode: 'invalid_row', errorMessage: verdict.issues, values, echo },
           verdict.issues,
         );
       case 'duplicate':
@@ -90,19 +90,20 @@ export class Recorder {
           key: verdict.key,
           errorMessage: `same idempotency key as row ${verdict.firstRow}`,
           values,
+          echo,
         });
       case 'skipped':
         // Its `created` line from the earlier run stays in the results file: no new line.
         this.counts.skipped++;
         return this.#options.onRecord();
       case 'valid':
-        return this.record({ row, outcome: 'valid', key: verdict.key, values });
+        return this.record({ row, outcome: 'valid', key: verdict.key, values, echo });
     }
   }
 
   /** A row read but not sent: after a stop, or signed when the run stopped. */
   notAttempted(raw: RawRecord, key?: string): void {
-    this.record({ row: raw.row, outcome: 'not_attempted', key, values: raw.values });
+    this.record({ row: raw.row, outcome: 'not_attempted', key, values: raw.values, echo: raw.echo });
   }
 
   stop(reason: StopReason, message: string, code: ErrorCode, summary?: { cause: string; fix: string }): void {

@@ -54,6 +54,8 @@ export interface ResultLine {
   errorMessage?: string | undefined;
   requestId?: string | undefined;
   values: readonly string[];
+  /** `values` as this file writes them, when the reader made them (RawRecord.echo). */
+  echo?: string | undefined;
 }
 
 export interface ResultsFile {
@@ -72,7 +74,8 @@ export function formatLine(line: ResultLine, dropColumn?: number): string {
     `${rowNumber(line.row)},${line.outcome},${optional(line.clientId)},${line.httpStatus ?? ''},${line.attempts ?? ''},` +
     `${optional(line.key)},${optional(line.errorType)},${optional(line.errorCode)},${optional(line.errorParam)},` +
     `${optional(line.errorMessage)},${optional(line.requestId)}`;
-  const { values } = line;
+  const { values, echo } = line;
+  if (echo !== undefined && dropColumn === undefined) return `${text},${echo}\n`;
   for (let i = 0; i < values.length; i++) if (i !== dropColumn) text += `,${csvSafeCell(values[i]!)}`;
   return `${text}\n`;
 }

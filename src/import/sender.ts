@@ -54,6 +54,7 @@ export function createSender(
           key,
           requestId: reply.requestId,
           values: raw.values,
+          echo: raw.echo,
         });
         if (heldBeforeRun(runStartedMs, reply)) recorder.existing++;
       } catch (error) {
@@ -76,6 +77,7 @@ function recordFailure(recorder: Recorder, raw: RawRecord, key: string, error: u
       key,
       errorMessage: failure.message,
       values: raw.values,
+      echo: raw.echo,
     });
     return;
   }
@@ -96,6 +98,7 @@ function recordFailure(recorder: Recorder, raw: RawRecord, key: string, error: u
       errorCode: failure.code,
       errorMessage: failure.message,
       values: raw.values,
+      echo: raw.echo,
     });
     return;
   }
@@ -115,6 +118,7 @@ function recordFailure(recorder: Recorder, raw: RawRecord, key: string, error: u
       errorMessage: failure.message,
       requestId: failure.requestId,
       values: raw.values,
+      echo: raw.echo,
     },
     failure.message,
   );

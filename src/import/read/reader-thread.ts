@@ -8,9 +8,17 @@
  * costs less than structured-cloning thousands of small arrays. The CSV reader never lets a
  * NUL through (it is an input error); a sheet can hold one (`_x0000_`), and a batch that does
  * crosses as arrays.
+ *
+ * The two threads share one piece of work: each record's `echo`, its values as the results
+ * file writes them. The reader makes them while it is ahead (it waited for the consumer before
+ * its last batch), so a busy consumer only appends them; a reader that is itself the limit
+ * (an .xlsx's XML) leaves them to the consumer. The echoes cross as a second string: each
+ * string stays under V8's large-object size (128 KiB), since a larger one is allocated in the
+ * old generation, where a batch's garbage piled up until a full collection (+50 MB RSS).
  */
 import { existsSync } from 'node:fs';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { csvSafeCell } from '../../csv-text.js';
 import { type CodeOf, InputError, UsageError } from '../../errors.js';
 import type { InspectedFile } from './inspect-file.js';
 import type { InvalidCell, RawRecord, ReadOptions, RowSource, SourceInfo } from './types.js';
@@ -34,6 +42,9 @@ export type FromWorker =
       /** Every value of the batch, in order, joined by NUL; or, when a value holds a NUL, `values`. */
       text: string;
       values?: string[] | undefined;
+      /** Each record's echo (RawRecord.echo), joined by NUL; or, with `values`, `echoList`. */
+      echoes?: string | undefined;
+      echoList?: string[] | undefined;
       /** The records holding invalid bytes (rare): their index in the batch and cells. */
       invalid?: { index: number; cells: InvalidCell[] }[] | undefined;
       bytesRead: number;
@@ -88,8 +99,11 @@ function receivedError(sent: SentError): Error {
   }
 }
 
-/** Joins a batch's values for the trip; `unpackBatch` undoes it. */
-export function packBatch(records: readonly RawRecord[], mayHoldNul: boolean) {
+/**
+ * Joins a batch's values for the trip; `unpackBatch` undoes it. With `echo`, each record's
+ * echo (RawRecord.echo) comes along.
+ */
+export function packBatch(records: readonly RawRecord[], options: { mayHoldNul: boolean; echo: boolean }) {
   const counts = new Uint32Array(records.length);
   const lines = new Uint32Array(records.length);
   const values: string[] = [];
@@ -101,13 +115,22 @@ export function packBatch(records: readonly RawRecord[], mayHoldNul: boolean) {
     lines[i] = record.line;
     if (record.invalidBytes !== undefined) invalid.push({ index: i, cells: record.invalidBytes });
     for (const value of record.values) {
-      if (mayHoldNul && !nul) nul = value.includes('\0');
+      if (options.mayHoldNul && !nul) nul = value.includes('\0');
       values.push(value);
     }
   }
   const firstRow = records[0]?.row ?? 0;
   const packed = nul ? { firstRow, counts, lines, text: '', values } : { firstRow, counts, lines, text: values.join('\0') };
-  return invalid.length === 0 ? packed : { ...packed, invalid };
+  const echoes = options.echo ? records.map((record) => echoOf(record.values)) : undefined;
+  const echoed = echoes === undefined ? packed : { ...packed, ...(nul ? { echoList: echoes } : { echoes: echoes.join('\0') }) };
+  return invalid.length === 0 ? echoed : { ...echoed, invalid };
+}
+
+/** The values as the results file writes them (formatLine's cells). */
+function echoOf(values: readonly string[]): string {
+  let echo = '';
+  for (let v = 0; v < values.length; v++) echo += v === 0 ? csvSafeCell(values[v]!) : `,${csvSafeCell(values[v]!)}`;
+  return echo;
 }
 
 export function unpackBatch(batch: {
@@ -116,6 +139,8 @@ export function unpackBatch(batch: {
   lines: Uint32Array;
   text: string;
   values?: string[] | undefined;
+  echoes?: string | undefined;
+  echoList?: string[] | undefined;
   invalid?: { index: number; cells: InvalidCell[] }[] | undefined;
 }): RawRecord[] {
   const { counts, lines } = batch;
@@ -123,11 +148,17 @@ export function unpackBatch(batch: {
   for (const count of counts) total += count;
   const values = batch.values ?? (total === 0 ? [] : batch.text.split('\0'));
   if (values.length !== total) throw new Error(`reader thread: a batch of ${total} values arrived as ${values.length}`);
+  const echoes = batch.echoList ?? (counts.length === 0 ? [] : batch.echoes?.split('\0'));
+  if (echoes !== undefined && echoes.length !== counts.length) {
+    throw new Error(`reader thread: ${counts.length} records arrived with ${echoes.length} echoes`);
+  }
   const records: RawRecord[] = new Array<RawRecord>(counts.length);
   let at = 0;
   for (let i = 0; i < counts.length; i++) {
     const end = at + counts[i]!;
-    records[i] = { row: batch.firstRow + i, line: lines[i]!, values: values.slice(at, end) };
+    const record: RawRecord = { row: batch.firstRow + i, line: lines[i]!, values: values.slice(at, end) };
+    if (echoes !== undefined && end > at) record.echo = echoes[i]!;
+    records[i] = record;
     at = end;
   }
   for (const { index, cells } of batch.invalid ?? []) records[index]!.invalidBytes = cells;
@@ -155,8 +186,10 @@ function startReader(inspected: InspectedFile, options: ReadOptions): { worker: 
   const worker = new Worker(workerUrl(), {
     workerData: input,
     transferList: [port2],
-    // The parser's garbage dies within a chunk: a small young generation keeps the thread small.
-    resourceLimits: { maxYoungGenerationSizeMb: 4 },
+    // The parser's garbage dies within a chunk: a small young generation keeps the thread
+    // small. Not too small: at 4 MB a batch's strings outlived two collections and were
+    // promoted, and the old generation grew to ~30 MB between full collections (+40 MB RSS).
+    resourceLimits: { maxYoungGenerationSizeMb: 8 },
   });
   return { worker, port };
 }

@@ -41,11 +41,15 @@ async function run({ inspected, options }: WorkerInput): Promise<void> {
   }
   send({ type: 'open', info: source.info, headers: source.headers });
   try {
+    // Whether the consumer was the slower one at the last batch: then this thread helps.
+    let ahead = false;
     for await (const batch of source.batches) {
+      if (wanted === 0) ahead = true;
+      else if (wanted === BATCHES_AHEAD) ahead = false;
       while (wanted === 0 && !closing) await new Promise<void>((resolve) => (wake = resolve));
       if (closing) return;
       wanted--;
-      const packed = packBatch(batch, inspected.format !== 'csv');
+      const packed = packBatch(batch, { mayHoldNul: inspected.format !== 'csv', echo: ahead });
       send({ type: 'batch', ...packed, bytesRead: source.bytesRead() }, [
         packed.counts.buffer as ArrayBuffer,
         packed.lines.buffer as ArrayBuffer,

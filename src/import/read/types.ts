@@ -91,6 +91,11 @@ export interface RawRecord {
   values: string[];
   /** Bytes that were not valid UTF-8 (each a U+FFFD in `values`): the row is invalid. */
   invalidBytes?: InvalidCell[];
+  /**
+   * The values as the results file writes them (csvSafeCell each, joined by commas), when the
+   * reader thread made them: in validate the consuming thread is the busier one.
+   */
+  echo?: string;
 }
 
 /** An invalid byte sequence in a cell: `column` indexes the values (-1: none holds it). */
