@@ -30,7 +30,8 @@ async function readWith(path: string, thread: 'never' | 'always', options: ReadO
   // A reader thread that is ahead sends each record's echo (the values as the results file writes them).
   for (const record of records) {
     if (record.echo === undefined) continue;
-    expect(record.echo).toBe(record.values.map(csvSafeCell).join(','));
+    const { bytes, start, end } = record.echo;
+    expect(bytes.toString('utf8', start, end)).toBe(`${record.values.map((value) => `,${csvSafeCell(value)}`).join('')}\n`);
     delete record.echo;
   }
   const { thread: parsedOnThread, ...info } = source.info;

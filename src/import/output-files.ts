@@ -6,6 +6,7 @@ import { fchmodSync, openSync, statSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InputError, OutputError, UsageError } from '../errors.js';
 import { type FileLock, LockedError, lockFile } from '../lock.js';
+import type { ByteRange } from './read/types.js';
 
 /** One run per output file: a file held by a live run is refused (exit 2), naming that run. */
 export function lockOutput(path: string, what: string): FileLock {
@@ -64,6 +65,20 @@ export class BlockWriter {
       }
     }
     this.#used += this.#block.write(text, this.#used);
+  }
+
+  /** `text` then `tail`, in one block: a line is not split across two writes. */
+  writeLine(text: string, tail: ByteRange): void {
+    const size = text.length * 3 + tail.end - tail.start;
+    if (this.#used + size > this.#block.length) {
+      this.flush();
+      if (size > this.#block.length) {
+        writeFully(this.fd, Buffer.concat([Buffer.from(text), tail.bytes.subarray(tail.start, tail.end)]), this.path);
+        return;
+      }
+    }
+    this.#used += this.#block.write(text, this.#used);
+    this.#used += tail.bytes.copy(this.#block, this.#used, tail.start, tail.end);
   }
 
   flush(): void {

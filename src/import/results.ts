@@ -15,6 +15,7 @@ import { tempBeside } from '../temp-files.js';
 import { BlockWriter, lockOutput, openPrivate, writeFully } from './output-files.js';
 import { assertSameService, readMeta, type ResultsMeta, writeMeta } from './results-meta.js';
 import { sortResults } from './sort-results.js';
+import type { ByteRange } from './read/types.js';
 
 export const RESULT_COLUMNS = [
   'row',
@@ -54,8 +55,8 @@ export interface ResultLine {
   errorMessage?: string | undefined;
   requestId?: string | undefined;
   values: readonly string[];
-  /** `values` as this file writes them, when the reader made them (RawRecord.echo). */
-  echo?: string | undefined;
+  /** The line's end (`values` as this file writes them, then LF) when the reader made it (RawRecord.echo). */
+  echo?: ByteRange | undefined;
 }
 
 export interface ResultsFile {
@@ -70,14 +71,20 @@ export interface ResultsFile {
 
 /** One results line (LF-terminated), built in one pass: it is written for every row. */
 export function formatLine(line: ResultLine, dropColumn?: number): string {
-  let text =
-    `${rowNumber(line.row)},${line.outcome},${optional(line.clientId)},${line.httpStatus ?? ''},${line.attempts ?? ''},` +
-    `${optional(line.key)},${optional(line.errorType)},${optional(line.errorCode)},${optional(line.errorParam)},` +
-    `${optional(line.errorMessage)},${optional(line.requestId)}`;
   const { values, echo } = line;
-  if (echo !== undefined && dropColumn === undefined) return `${text},${echo}\n`;
+  let text = resultCells(line);
+  if (echo !== undefined && dropColumn === undefined) return text + echo.bytes.toString('utf8', echo.start, echo.end);
   for (let i = 0; i < values.length; i++) if (i !== dropColumn) text += `,${csvSafeCell(values[i]!)}`;
   return `${text}\n`;
+}
+
+/** The line's own columns, up to the input's values. */
+function resultCells(line: ResultLine): string {
+  return (
+    `${rowNumber(line.row)},${line.outcome},${optional(line.clientId)},${line.httpStatus ?? ''},${line.attempts ?? ''},` +
+    `${optional(line.key)},${optional(line.errorType)},${optional(line.errorCode)},${optional(line.errorParam)},` +
+    `${optional(line.errorMessage)},${optional(line.requestId)}`
+  );
 }
 
 /** toFixed(0), not `${n}`: V8 caches number strings in the old generation (bench/README.md). */
@@ -186,8 +193,10 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
     write(line) {
       if (line.row < lastRow) ordered = false;
       lastRow = line.row;
-      if (options.buffered) block.write(formatLine(line, options.dropColumn));
-      else writeFully(fd, formatLine(line, options.dropColumn), path);
+      const { echo } = line;
+      if (!options.buffered) writeFully(fd, formatLine(line, options.dropColumn), path);
+      else if (echo !== undefined && options.dropColumn === undefined) block.writeLine(resultCells(line), echo);
+      else block.write(formatLine(line, options.dropColumn));
     },
     async close(closing = {}) {
       try {

@@ -9,19 +9,19 @@
  * NUL through (it is an input error); a sheet can hold one (`_x0000_`), and a batch that does
  * crosses as arrays.
  *
- * The two threads share one piece of work: each record's `echo`, its values as the results
- * file writes them. The reader makes them while it is ahead (it waited for the consumer before
- * its last batch), so a busy consumer only appends them; a reader that is itself the limit
- * (an .xlsx's XML) leaves them to the consumer. The echoes cross as a second string: each
- * string stays under V8's large-object size (128 KiB), since a larger one is allocated in the
- * old generation, where a batch's garbage piled up until a full collection (+50 MB RSS).
+ * The two threads share one piece of work: the end of each record's results line (its `echo`:
+ * the values quoted and formula-escaped as the results file writes them, in UTF-8). The reader
+ * makes them while it is ahead (it waited for the consumer before its last batch), so that a
+ * busy consumer copies bytes instead of quoting and encoding every value; a reader that is
+ * itself the limit (an .xlsx's XML) leaves them to the consumer. They cross as one transferred
+ * buffer, not a string, which kept the consumer's young generation smaller as well.
  */
 import { existsSync } from 'node:fs';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { csvSafeCell } from '../../csv-text.js';
 import { type CodeOf, InputError, UsageError } from '../../errors.js';
 import type { InspectedFile } from './inspect-file.js';
-import type { InvalidCell, RawRecord, ReadOptions, RowSource, SourceInfo } from './types.js';
+import type { ByteRange, InvalidCell, RawRecord, ReadOptions, RowSource, SourceInfo } from './types.js';
 
 /**
  * Batches (one per 64 KiB chunk) the worker may parse ahead of the consumer: enough that a
@@ -42,15 +42,18 @@ export type FromWorker =
       /** Every value of the batch, in order, joined by NUL; or, when a value holds a NUL, `values`. */
       text: string;
       values?: string[] | undefined;
-      /** Each record's echo (RawRecord.echo), joined by NUL; or, with `values`, `echoList`. */
-      echoes?: string | undefined;
-      echoList?: string[] | undefined;
+      /** Every record's echo (RawRecord.echo), one after another, and where each ends. */
+      echo?: Uint8Array | undefined;
+      echoEnds?: Uint32Array | undefined;
       /** The records holding invalid bytes (rare): their index in the batch and cells. */
       invalid?: { index: number; cells: InvalidCell[] }[] | undefined;
       bytesRead: number;
     }
   | { type: 'end'; bytesRead: number }
   | { type: 'error'; error: SentError };
+
+/** A batch as it crosses. */
+export type PackedBatch = Omit<Extract<FromWorker, { type: 'batch' }>, 'type' | 'bytesRead'>;
 
 export interface WorkerInput {
   inspected: InspectedFile;
@@ -103,7 +106,7 @@ function receivedError(sent: SentError): Error {
  * Joins a batch's values for the trip; `unpackBatch` undoes it. With `echo`, each record's
  * echo (RawRecord.echo) comes along.
  */
-export function packBatch(records: readonly RawRecord[], options: { mayHoldNul: boolean; echo: boolean }) {
+export function packBatch(records: readonly RawRecord[], options: { mayHoldNul: boolean; echo: boolean }): PackedBatch {
   const counts = new Uint32Array(records.length);
   const lines = new Uint32Array(records.length);
   const values: string[] = [];
@@ -120,44 +123,71 @@ export function packBatch(records: readonly RawRecord[], options: { mayHoldNul: 
     }
   }
   const firstRow = records[0]?.row ?? 0;
-  const packed = nul ? { firstRow, counts, lines, text: '', values } : { firstRow, counts, lines, text: values.join('\0') };
-  const echoes = options.echo ? records.map((record) => echoOf(record.values)) : undefined;
-  const echoed = echoes === undefined ? packed : { ...packed, ...(nul ? { echoList: echoes } : { echoes: echoes.join('\0') }) };
-  return invalid.length === 0 ? echoed : { ...echoed, invalid };
+  const packed: PackedBatch = nul ? { firstRow, counts, lines, text: '', values } : { firstRow, counts, lines, text: values.join('\0') };
+  if (options.echo) Object.assign(packed, echoes(records));
+  if (invalid.length > 0) packed.invalid = invalid;
+  return packed;
 }
 
-/** The values as the results file writes them (formatLine's cells). */
-function echoOf(values: readonly string[]): string {
-  let echo = '';
-  for (let v = 0; v < values.length; v++) echo += v === 0 ? csvSafeCell(values[v]!) : `,${csvSafeCell(values[v]!)}`;
-  return echo;
+/** What a packed batch hands over rather than copies. */
+export function transferOf(packed: PackedBatch): ArrayBuffer[] {
+  const buffers = [packed.counts.buffer, packed.lines.buffer];
+  if (packed.echo !== undefined) buffers.push(packed.echo.buffer);
+  if (packed.echoEnds !== undefined) buffers.push(packed.echoEnds.buffer);
+  return buffers as ArrayBuffer[];
 }
 
-export function unpackBatch(batch: {
-  firstRow: number;
-  counts: Uint32Array;
-  lines: Uint32Array;
-  text: string;
-  values?: string[] | undefined;
-  echoes?: string | undefined;
-  echoList?: string[] | undefined;
-  invalid?: { index: number; cells: InvalidCell[] }[] | undefined;
-}): RawRecord[] {
-  const { counts, lines } = batch;
+/** Where echoes are written, reused batch after batch (grown for a batch that needs more). */
+let scratch: Buffer = Buffer.allocUnsafeSlow(256 * 1024);
+
+/**
+ * Every record's echo, one after another in one buffer, and where each ends. Each cell is
+ * encoded straight into the scratch buffer: no string of the whole batch is made.
+ */
+function echoes(records: readonly RawRecord[]): { echo: Uint8Array; echoEnds: Uint32Array } {
+  const echoEnds = new Uint32Array(records.length);
+  let at = 0;
+  for (let i = 0; i < records.length; i++) {
+    for (const value of records[i]!.values) {
+      const cell = csvSafeCell(value);
+      // A comma, then at most 3 bytes of UTF-8 per UTF-16 unit; then room for the LF.
+      if (at + 2 + cell.length * 3 > scratch.length) scratch = grown(scratch, at, at + 2 + cell.length * 3);
+      scratch[at++] = 0x2c;
+      at += scratch.write(cell, at);
+    }
+    if (at + 1 > scratch.length) scratch = grown(scratch, at, at + 1);
+    scratch[at++] = 0x0a;
+    echoEnds[i] = at;
+  }
+  return { echo: Uint8Array.prototype.slice.call(scratch, 0, at), echoEnds };
+}
+
+function grown(buffer: Buffer, used: number, needed: number): Buffer {
+  const larger = Buffer.allocUnsafeSlow(Math.max(needed, buffer.length * 2));
+  buffer.copy(larger, 0, 0, used);
+  return larger;
+}
+
+export function unpackBatch(batch: PackedBatch): RawRecord[] {
+  const { counts, lines, echoEnds } = batch;
   let total = 0;
   for (const count of counts) total += count;
   const values = batch.values ?? (total === 0 ? [] : batch.text.split('\0'));
   if (values.length !== total) throw new Error(`reader thread: a batch of ${total} values arrived as ${values.length}`);
-  const echoes = batch.echoList ?? (counts.length === 0 ? [] : batch.echoes?.split('\0'));
-  if (echoes !== undefined && echoes.length !== counts.length) {
-    throw new Error(`reader thread: ${counts.length} records arrived with ${echoes.length} echoes`);
+  const echo = batch.echo && Buffer.from(batch.echo.buffer, batch.echo.byteOffset, batch.echo.length);
+  if (echo !== undefined && echoEnds?.length !== counts.length) {
+    throw new Error(`reader thread: ${counts.length} records arrived with ${echoEnds?.length ?? 0} echoes`);
   }
   const records: RawRecord[] = new Array<RawRecord>(counts.length);
   let at = 0;
-  for (let i = 0; i < counts.length; i++) {
+  for (let i = 0, echoAt = 0; i < counts.length; i++) {
     const end = at + counts[i]!;
     const record: RawRecord = { row: batch.firstRow + i, line: lines[i]!, values: values.slice(at, end) };
-    if (echoes !== undefined && end > at) record.echo = echoes[i]!;
+    if (echo !== undefined) {
+      const range: ByteRange = { bytes: echo, start: echoAt, end: echoEnds![i]! };
+      record.echo = range;
+      echoAt = range.end;
+    }
     records[i] = record;
     at = end;
   }
@@ -186,10 +216,8 @@ function startReader(inspected: InspectedFile, options: ReadOptions): { worker: 
   const worker = new Worker(workerUrl(), {
     workerData: input,
     transferList: [port2],
-    // The parser's garbage dies within a chunk: a small young generation keeps the thread
-    // small. Not too small: at 4 MB a batch's strings outlived two collections and were
-    // promoted, and the old generation grew to ~30 MB between full collections (+40 MB RSS).
-    resourceLimits: { maxYoungGenerationSizeMb: 8 },
+    // The parser's garbage dies within a chunk: a small young generation keeps the thread small.
+    resourceLimits: { maxYoungGenerationSizeMb: 4 },
   });
   return { worker, port };
 }

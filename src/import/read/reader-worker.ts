@@ -10,6 +10,7 @@ import {
   packBatch,
   sendableError,
   type ToWorker,
+  transferOf,
   type WorkerInput,
 } from './reader-thread.js';
 import { openCsv } from './read-csv.js';
@@ -50,10 +51,7 @@ async function run({ inspected, options }: WorkerInput): Promise<void> {
       if (closing) return;
       wanted--;
       const packed = packBatch(batch, { mayHoldNul: inspected.format !== 'csv', echo: ahead });
-      send({ type: 'batch', ...packed, bytesRead: source.bytesRead() }, [
-        packed.counts.buffer as ArrayBuffer,
-        packed.lines.buffer as ArrayBuffer,
-      ]);
+      send({ type: 'batch', ...packed, bytesRead: source.bytesRead() }, transferOf(packed));
     }
     send({ type: 'end', bytesRead: source.bytesRead() });
   } catch (error) {

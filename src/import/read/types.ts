@@ -92,10 +92,17 @@ export interface RawRecord {
   /** Bytes that were not valid UTF-8 (each a U+FFFD in `values`): the row is invalid. */
   invalidBytes?: InvalidCell[];
   /**
-   * The values as the results file writes them (csvSafeCell each, joined by commas), when the
-   * reader thread made them: in validate the consuming thread is the busier one.
+   * The end of the record's results line, ready-made by the reader thread (reader-thread.ts):
+   * a comma and csvSafeCell of each value, then the line's LF, as UTF-8.
    */
-  echo?: string;
+  echo?: ByteRange;
+}
+
+/** `bytes[start, end)`. */
+export interface ByteRange {
+  bytes: Buffer;
+  start: number;
+  end: number;
 }
 
 /** An invalid byte sequence in a cell: `column` indexes the values (-1: none holds it). */
