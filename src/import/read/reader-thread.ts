@@ -25,9 +25,11 @@ import type { ByteRange, InvalidCell, RawRecord, ReadOptions, RowSource, SourceI
 
 /**
  * Batches (one per 64 KiB chunk) the worker may parse ahead of the consumer: enough that a
- * moment's delay on either thread does not stall the other, few enough to stay small.
+ * moment's delay on either thread does not stall the other, few enough to stay small. At 2,
+ * on a machine shared with other work, each thread sat waiting for the other 0.3–1.5 s of a
+ * 1M-row validate (bench/README.md).
  */
-export const BATCHES_AHEAD = 2;
+export const BATCHES_AHEAD = 4;
 
 export type ToWorker = { type: 'more' } | { type: 'close' };
 
