@@ -97,6 +97,8 @@ function sizes(opts) {
     unsignedRounds: opts.smoke ? 1 : 3,
     latencyRows: opts.quick ? 600 : 2500,
     validateRows,
+    // Alternating rounds of the bare parse, the CSV and the .xlsx validate (medians).
+    validateRounds: opts.smoke ? 1 : 3,
     exportClients,
     alternativeRows: opts.quick ? 500 : 2000,
     memory: {
