@@ -42,17 +42,18 @@ export function canonicalJson(parts: readonly string[]): string {
 }
 
 /**
- * The canonical JSON (below) of parts that fold leaves as they are and JSON writes between
- * quotes as they are: no quote, backslash, control, tab or line break, no run of spaces, no
- * NBSP, and nothing from U+0300 up (every character below it is its own NFC, and its only
- * white space is the one space, tab to CR and NBSP). No part holds a quote, so every quote is
- * the array's own. One test over the whole array, for the names and addresses with accents
- * (Zoë Müller) that would otherwise take the Unicode passes and the escape test; a test per
- * part cost a call each. (A loop over the characters measured twice the time: the values
- * arrive as slices of several string shapes.)
+ * Text that fold leaves as it is and JSON writes between quotes as it is: no quote,
+ * backslash, control, tab or line break, no run of spaces, no NBSP, and nothing from U+0300
+ * up (every character below it is its own NFC, and its only white space is the one space,
+ * tab to CR and NBSP). One test, for the names and addresses with accents (Zoë Müller) that
+ * would otherwise take the Unicode passes and the escape test. (A loop over the characters
+ * measured twice the time: the values arrive as slices of several string shapes. One test
+ * over the whole canonical array, built first, measured 2.5 times: it flattens the array and
+ * scans it as two-byte text when any part holds a character above U+00FF.)
  */
 // eslint-disable-next-line no-misleading-character-class -- a range of code units (U+0300 up), not one character
-const PLAIN_JSON = /^\["(?:[^"\\\u0000-\u001f\u00a0\u0300-\uffff ]| (?! ))*"(?:,"(?:[^"\\\u0000-\u001f\u00a0\u0300-\uffff ]| (?! ))*")*\]$/;
+const PLAIN = /^(?:[^"\\\u0000-\u001f\u00a0\u0300-\uffff ]| (?! ))*$/;
+const plain = (text: string) => PLAIN.test(text);
 
 /** The derived key with its fingerprint, both from one digest. */
 function derivedPrint(fields: ClientFields): KeyPrint {
@@ -60,8 +61,12 @@ function derivedPrint(fields: ClientFields): KeyPrint {
   const currency = fields.currency ?? '';
   const date = fields.application_date ?? '';
   // Nearly every row: the canonical JSON written directly (canonicalJson's result for it).
-  const direct = `["ccs-bulk/1","${name}","${email.toLowerCase()}","${country}","${address}","${currency}","${date}","${liquidity}"]`;
-  const hex = hash('sha256', PLAIN_JSON.test(direct) ? direct : canonicalParts(fields), 'hex');
+  const direct =
+    plain(name) && plain(email) && plain(country) && plain(address) && plain(currency) && plain(date) && plain(liquidity);
+  const canonical = direct
+    ? `["ccs-bulk/1","${name}","${email.toLowerCase()}","${country}","${address}","${currency}","${date}","${liquidity}"]`
+    : canonicalParts(fields);
+  const hex = hash('sha256', canonical, 'hex');
   return {
     key: `ccsb_${hex.slice(0, 40)}`,
     hi: Number.parseInt(hex.slice(0, 8), 16),
