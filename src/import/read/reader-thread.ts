@@ -11,10 +11,11 @@
  *
  * The two threads share one piece of work: the end of each record's results line (its `echo`:
  * the values quoted and formula-escaped as the results file writes them, in UTF-8). The reader
- * makes them while it is ahead (it waited for the consumer before its last batch), so that a
- * busy consumer copies bytes instead of quoting and encoding every value; a reader that is
- * itself the limit (an .xlsx's XML) leaves them to the consumer. They cross as one transferred
- * buffer, not a string, which kept the consumer's young generation smaller as well.
+ * makes them while it is ahead (from a batch it found no credit to send, until one the
+ * consumer had all its credit back for), so that a busy consumer copies bytes instead of
+ * quoting and encoding every value; a reader that is itself the limit (an .xlsx's XML) leaves
+ * them to the consumer. They cross as one transferred buffer a batch: as a second string they
+ * were promoted with the batch in the reader's small young generation (bench/README.md).
  */
 import { existsSync } from 'node:fs';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
@@ -139,14 +140,18 @@ export function transferOf(packed: PackedBatch): ArrayBuffer[] {
   return buffers as ArrayBuffer[];
 }
 
-/** Where echoes are written, reused batch after batch (grown for a batch that needs more). */
-let scratch: Buffer = Buffer.allocUnsafeSlow(256 * 1024);
+/**
+ * Where echoes are written, reused batch after batch (grown for a batch that needs more); made
+ * on the reader thread's first echo (this module loads on both threads).
+ */
+let scratch: Buffer | undefined;
 
 /**
  * Every record's echo, one after another in one buffer, and where each ends. Each cell is
  * encoded straight into the scratch buffer: no string of the whole batch is made.
  */
 function echoes(records: readonly RawRecord[]): { echo: Uint8Array; echoEnds: Uint32Array } {
+  scratch ??= Buffer.allocUnsafeSlow(256 * 1024);
   const echoEnds = new Uint32Array(records.length);
   let at = 0;
   for (let i = 0; i < records.length; i++) {
@@ -157,7 +162,7 @@ function echoes(records: readonly RawRecord[]): { echo: Uint8Array; echoEnds: Ui
       scratch[at++] = 0x2c;
       at += scratch.write(cell, at);
     }
-    if (at + 1 > scratch.length) scratch = grown(scratch, at, at + 1);
+    if (at === scratch.length) scratch = grown(scratch, at, at + 1);
     scratch[at++] = 0x0a;
     echoEnds[i] = at;
   }

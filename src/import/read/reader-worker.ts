@@ -42,7 +42,8 @@ async function run({ inspected, options }: WorkerInput): Promise<void> {
   }
   send({ type: 'open', info: source.info, headers: source.headers });
   try {
-    // Whether the consumer was the slower one at the last batch: then this thread helps.
+    // Ahead of the consumer, this thread makes the results lines' cells (reader-thread.ts):
+    // from a batch it finds no credit to send, until one the consumer has all its credit back.
     let ahead = false;
     for await (const batch of source.batches) {
       if (wanted === 0) ahead = true;
