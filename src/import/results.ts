@@ -87,7 +87,6 @@ function resultCells(line: ResultLine): string {
   );
 }
 
-/** toFixed(0), not `${n}`: V8 caches number strings in the old generation (bench/README.md). */
 /**
  * A row number. Not `String(row)` or `${row}`, though three times faster: V8 keeps the string
  * of each number converted that way in its number-string cache, in the old generation, and a
