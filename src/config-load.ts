@@ -3,6 +3,7 @@
  * every problem in it at once (one line each, named by key), and its relative paths read from
  * the file's own folder, so `--config cfg/ccs-bulk.config.json` works from any directory.
  */
+import { lstatSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
@@ -11,27 +12,36 @@ import { type Config, CONFIG_FILE, type ConfigProblem, configSchema, keysOf, PAT
 
 export type { ConfigProblem } from './config-schema.js';
 import { UsageError } from './errors.js';
+import { ownerOf, shownPath } from './printable.js';
 import { didYouMean } from './suggest.js';
 
 export interface LoadedConfig {
   /** The file as named (relative to the current directory, or absolute). */
   file: string;
+  /** Found in the current directory, not named by --config or CCS_CONFIG. */
+  implicit: boolean;
   /** The values, checked, with every path absolute. */
   config: Config;
 }
 
 
-/** `--config FILE`, else CCS_CONFIG, else ./ccs-bulk.config.json when it exists. */
+/**
+ * `--config FILE`, else CCS_CONFIG, else ./ccs-bulk.config.json when it exists. The last is
+ * found, not chosen: it is read only when the running user owns it and nobody else can change
+ * it, and it cannot move the connection or the files written (config.ts refuses those keys).
+ */
 export async function loadConfig(flag: string | undefined, env: NodeJS.ProcessEnv): Promise<LoadedConfig | undefined> {
   const named = flag ?? (env.CCS_CONFIG?.trim() || undefined);
   const file = named ?? CONFIG_FILE;
   let text: string;
   try {
+    if (named === undefined) assertTrusted(file);
     text = await readFile(file, 'utf8');
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (named === undefined && code === 'ENOENT') return undefined;
-    throw new UsageError(`cannot read config ${file}: ${code ?? 'error'}`, 'config_invalid');
+    throw new UsageError(`cannot read config ${shownPath(file)}: ${code ?? 'error'}`, 'config_invalid');
   }
   const raw = parseJson(text, file);
   const problems = [...secretProblems(raw, [])];
@@ -41,7 +51,34 @@ export async function loadConfig(flag: string | undefined, env: NodeJS.ProcessEn
   const typed = problems.map((problem) => problem.at);
   problems.push(...(await checkConfigValues(raw, typed)));
   if (problems.length > 0 || !parsed.success) throw configInvalid(file, inFileOrder(problems, raw));
-  return { file, config: absolutePaths(parsed.data, dirname(resolve(file))) };
+  return { file, implicit: named === undefined, config: absolutePaths(parsed.data, dirname(resolve(file))) };
+}
+
+/**
+ * The found config: a regular file (not a link) of the running user, that neither it nor its
+ * folder lets anyone else change (a folder with the sticky bit, like /tmp, keeps others from
+ * replacing a file they do not own). As git's safe.directory: another account's file is refused.
+ */
+function assertTrusted(file: string): void {
+  const uid = process.getuid?.();
+  if (uid === undefined) return;
+  const stats = lstatSync(file);
+  const refuse = (why: string, fix: string) =>
+    new UsageError(
+      `${file} in the current directory is not read: ${why}. A config file that is only found is read when it is yours and ` +
+        `nobody else can change it: ${fix}, or name a file you trust with --config FILE`,
+      'config_untrusted',
+    );
+  if (stats.isSymbolicLink()) throw refuse('it is a symbolic link', 'replace the link by the file');
+  if (!stats.isFile()) throw refuse('it is not a regular file', 'remove it');
+  if (stats.uid !== uid) throw refuse(`it belongs to ${ownerOf(stats.uid)}, not to you`, 'remove it, or copy it and own the copy');
+  if ((stats.mode & 0o022) !== 0) {
+    throw refuse(`others can write it (mode ${(stats.mode & 0o777).toString(8)})`, `chmod go-w ${file}`);
+  }
+  const folder = statSync(dirname(resolve(file)));
+  if ((folder.mode & 0o022) !== 0 && (folder.mode & 0o1000) === 0) {
+    throw refuse(`others can write its folder (mode ${(folder.mode & 0o777).toString(8)}) and replace it`, 'chmod go-w .');
+  }
 }
 
 /** One line per problem, each `config_invalid: FILE: key: message`. */

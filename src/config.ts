@@ -12,6 +12,7 @@ import { IMPORT_DEFAULTS } from './import/defaults.js';
 import { expandOutName } from './export/out-name.js';
 import type { ExportFlags, ImportFlags } from './options.js';
 import { PROGRESS_LINE_INTERVAL_S } from './progress-report.js';
+import { redactValue } from './redact.js';
 import { SERVICE_DEFAULTS } from './service/defaults.js';
 
 export { CONFIG_FILE, type Config } from './config-schema.js';
@@ -26,6 +27,12 @@ interface Setting {
   key: string;
   env?: string;
   fallback?: unknown;
+  /**
+   * Where the connection goes through or whom it trusts, or a file written: taken only from a
+   * config named with --config or CCS_CONFIG, never from one merely found in the current folder
+   * (a folder checked out from elsewhere must not pick the proxy or a file to append to).
+   */
+  namedOnly?: true;
 }
 
 /** --progress-interval, --quiet, --json: from the command's own section. */
@@ -38,10 +45,10 @@ const reporting = (section: 'import' | 'export'): Setting[] => [
 const CONNECTION: Setting[] = [
   { flag: 'baseUrl', section: 'connection', key: 'baseUrl', env: 'CCS_BASE_URL' },
   { flag: 'tokenFile', section: 'connection', key: 'tokenFile' },
-  { flag: 'proxy', section: 'connection', key: 'proxy', env: 'CCS_PROXY' },
-  { flag: 'caFile', section: 'connection', key: 'caFile', env: 'CCS_CA_FILE' },
-  { flag: 'clientCert', section: 'connection', key: 'clientCert', env: 'CCS_CLIENT_CERT_FILE' },
-  { flag: 'clientKey', section: 'connection', key: 'clientKey', env: 'CCS_CLIENT_KEY_FILE' },
+  { flag: 'proxy', section: 'connection', key: 'proxy', env: 'CCS_PROXY', namedOnly: true },
+  { flag: 'caFile', section: 'connection', key: 'caFile', env: 'CCS_CA_FILE', namedOnly: true },
+  { flag: 'clientCert', section: 'connection', key: 'clientCert', env: 'CCS_CLIENT_CERT_FILE', namedOnly: true },
+  { flag: 'clientKey', section: 'connection', key: 'clientKey', env: 'CCS_CLIENT_KEY_FILE', namedOnly: true },
   { flag: 'timeout', section: 'connection', key: 'timeout', fallback: SERVICE_DEFAULTS.timeoutMs / 1000 },
   { flag: 'retries', section: 'connection', key: 'retries', fallback: SERVICE_DEFAULTS.retries },
   { flag: 'outageTimeout', section: 'connection', key: 'outageTimeout', fallback: SERVICE_DEFAULTS.outageTimeoutS },
@@ -68,19 +75,20 @@ const IMPORT: Setting[] = [
   { flag: 'sheet', section: 'import', key: 'sheet' },
   { flag: 'headerRow', section: 'import', key: 'headerRow' },
   { flag: 'maxRecordSize', section: 'import', key: 'maxRecordSize', fallback: IMPORT_DEFAULTS.maxRecordSize },
-  { flag: 'logFile', section: 'import', key: 'logFile' },
+  { flag: 'logFile', section: 'import', key: 'logFile', namedOnly: true },
   ...reporting('import'),
 ];
 
 const EXPORT: Setting[] = [
-  { flag: 'out', section: 'report', key: 'out', fallback: EXPORT_DEFAULTS.out },
+  { flag: 'out', section: 'report', key: 'out', fallback: EXPORT_DEFAULTS.out, namedOnly: true },
   { flag: 'status', section: 'report', key: 'status' },
   { flag: 'creditStatus', section: 'report', key: 'creditStatus' },
   { flag: 'createdFrom', section: 'report', key: 'createdFrom' },
   { flag: 'createdTo', section: 'report', key: 'createdTo' },
-  { flag: 'sinceLast', section: 'report', key: 'state' },
-  { flag: 'newSinceLast', section: 'report', key: 'newSinceLast' },
-  ...['format', 'columns', 'bom', 'gzip', 'overwrite', 'fileMode', 'logFile'].map((key): Setting => ({ flag: key, section: 'export', key })),
+  { flag: 'sinceLast', section: 'report', key: 'state', namedOnly: true },
+  { flag: 'newSinceLast', section: 'report', key: 'newSinceLast', namedOnly: true },
+  ...['format', 'columns', 'bom', 'gzip', 'overwrite', 'fileMode'].map((key): Setting => ({ flag: key, section: 'export', key })),
+  { flag: 'logFile', section: 'export', key: 'logFile', namedOnly: true },
   { flag: 'escapeFormulas', section: 'export', key: 'escapeFormulas', fallback: EXPORT_DEFAULTS.escapeFormulas },
   { flag: 'direction', section: 'export', key: 'direction', fallback: EXPORT_DEFAULTS.direction },
   { flag: 'pageSize', section: 'export', key: 'pageSize', fallback: EXPORT_DEFAULTS.pageSize },
@@ -139,6 +147,7 @@ export async function layerConfig<T>(args: RawFlags, env: NodeJS.ProcessEnv, com
   }
   const flags: Record<string, unknown> = { ...raw };
   const resolved: Layered<T>['resolved'] = {};
+  const refused: string[] = [];
   for (const setting of SETTINGS[command]) {
     const fromConfig =
       setting.flag === 'sinceLast'
@@ -154,6 +163,7 @@ export async function layerConfig<T>(args: RawFlags, env: NodeJS.ProcessEnv, com
     if (raw[setting.flag] !== undefined) from = 'flag';
     else if (envValue !== undefined) from = 'env';
     else if (fromConfig !== undefined && !skipConfig) {
+      if (setting.namedOnly && loaded?.implicit) refused.push(keyName(setting, reportName));
       from = 'config';
       flags[setting.flag] = asFlag(setting.flag, fromConfig);
     } else if (setting.fallback !== undefined) {
@@ -162,9 +172,27 @@ export async function layerConfig<T>(args: RawFlags, env: NodeJS.ProcessEnv, com
     }
     if (from !== undefined) resolved[setting.flag] = { value: from === 'env' ? envValue : flags[setting.flag], from };
   }
+  if (refused.length > 0) throw foundConfigRefused(file!, refused);
   if (raw.sandbox === true) resolved.sandbox = { value: true, from: 'flag' };
   resolveToken(raw, env, config, flags, resolved);
+  // Every run says which file it read (the plan, the summary, the log).
+  if (file !== undefined) flags.configFile = file;
   return { flags: flags as T, resolved, config: file, report: reportName };
+}
+
+/** A setting's key as the file spells it (`reports.weekly.out`, `connection.proxy`). */
+function keyName(setting: Setting, report: string | undefined): string {
+  return setting.section === 'report' ? `reports.${report ?? '?'}.${setting.key}` : `${setting.section}.${setting.key}`;
+}
+
+/** A found (not named) config that would choose the proxy, the trust or a file written. */
+function foundConfigRefused(file: string, keys: readonly string[]): UsageError {
+  return new UsageError(
+    `${file} was found in the current directory, not named, and this run would take ${keys.join(', ')} from it: a config ` +
+      'file that is only found never chooses the proxy, the trusted certificates or the files written. If you trust it, ' +
+      `name it: --config ${file} (or CCS_CONFIG=${file}); else give the value${keys.length > 1 ? 's' : ''} as flags`,
+    'config_untrusted',
+  );
 }
 
 /** --token-file > CCS_TOKEN > the file's tokenFile > the variable its tokenEnv names. */
@@ -226,7 +254,9 @@ export function formatResolved(layered: Layered<unknown>, now = new Date()): str
         shown = { ...setting, value: expandOutName(path, now, layered.report), template: path };
       }
     }
-    return `    ${JSON.stringify(key)}: ${JSON.stringify(shown)}`;
+    // Every string redacted, not only the token's: a proxy URL carries its password, a path may be a pasted token.
+    const redacted = Object.fromEntries(Object.entries(shown).map(([name, value]) => [name, typeof value === 'string' ? redactValue(value) : value]));
+    return `    ${JSON.stringify(key)}: ${JSON.stringify(redacted)}`;
   });
   return [
     '{',

@@ -6,7 +6,7 @@
  */
 import { closeSync, writeSync } from 'node:fs';
 import { makeParentFolders } from './folders.js';
-import { openPrivate } from './import/output-files.js';
+import { appendPrivate } from './import/output-files.js';
 import { redactSecrets } from './redact.js';
 import type { AttemptEvent } from './service/client.js';
 import type { OutageEvent } from './service/outage.js';
@@ -31,7 +31,7 @@ const OUTAGE_EVENTS: Record<OutageEvent['type'], string> = {
 
 export function openLogFile(path: string, command: string): LogFile {
   makeParentFolders([{ file: path, private: true }]);
-  const fd = openPrivate(path, 'a');
+  const fd = appendPrivate(path);
   let open = true;
   const line = (record: Record<string, unknown>) => {
     if (!open) return;

@@ -24,7 +24,15 @@ export interface ResolvedNetwork {
   outageTimeoutMs: number;
   /** Where the extra CAs came from, for check's report. */
   caFiles: string[];
+  /** NODE_TLS_REJECT_UNAUTHORIZED=0 was set: ignored (every connection verifies), and said. */
+  tlsCheckOffIgnored: boolean;
 }
+
+/** What a run says when the environment asks for certificate checks to be off. */
+export const TLS_CHECK_OFF_IGNORED =
+  'NODE_TLS_REJECT_UNAUTHORIZED=0 is set in the environment: ignored, ccs-bulk always verifies the service\'s certificate ' +
+  '(for a private or company CA, give it with --ca-file FILE or NODE_EXTRA_CA_CERTS)';
+
 
 
 export async function resolveNetwork(argv: NetworkArgv, env: NodeJS.ProcessEnv): Promise<ResolvedNetwork> {
@@ -73,7 +81,9 @@ export async function resolveNetwork(argv: NetworkArgv, env: NodeJS.ProcessEnv):
     tls.key = key;
   }
   if (tls.ca !== undefined || tls.cert !== undefined) network.tls = tls;
-  return { network, outageTimeoutMs: seconds * 1000, caFiles };
+  // '0' is the value that turns Node's checks off (every other value leaves them on).
+  const tlsCheckOffIgnored = env.NODE_TLS_REJECT_UNAUTHORIZED?.trim() === '0';
+  return { network, outageTimeoutMs: seconds * 1000, caFiles, tlsCheckOffIgnored };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

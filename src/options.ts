@@ -3,7 +3,7 @@
  * file reads process.env or argv. Secrets come from the environment or a file, never from a
  * bare flag that would show in `ps`.
  */
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { z } from 'zod';
 import { UsageError } from './errors.js';
 import type { ExportFormat } from './export/defaults.js';
@@ -20,6 +20,8 @@ import { MAX_IN_FLIGHT } from './service/in-flight-bound.js';
 import type { Direction } from './service/schemas.js';
 import type { SignatureHash, SignaturePadding, SignatureScheme } from './service/signing.js';
 import { parseBaseUrl } from './service/url.js';
+import { printable } from './printable.js';
+import { shellQuote } from './resume-command.js';
 
 /** The flags every service command takes, as cli.ts hands them over (defaults applied). */
 export interface CommonFlags extends NetworkArgv {
@@ -32,6 +34,8 @@ export interface CommonFlags extends NetworkArgv {
   retries: number;
   quiet?: boolean | undefined;
   json?: boolean | undefined;
+  /** The config file the settings were layered from (config.ts sets it). */
+  configFile?: string | undefined;
 }
 
 /** The flags of a command that runs rows (import, export): config.ts fills the interval's default. */
@@ -106,6 +110,8 @@ export type Connection =
       kind: 'service';
       baseUrl: string;
       token: string;
+      /** Said before the run: a token file its group can read. */
+      warnings: string[];
       signingKeyFile: string | undefined;
       /** Proxy, extra CAs, client certificate, outage timeout. */
       network: ResolvedNetwork;
@@ -119,6 +125,8 @@ export interface CommonOptions {
   quiet: boolean;
   json: boolean;
   progressIntervalMs: number;
+  /** The config file read, if any. */
+  configFile: string | undefined;
 }
 
 export interface ImportOptions extends CommonOptions {
@@ -199,29 +207,55 @@ export function signingKeyFrom(argv: { signingKey?: string | undefined }, env: N
 const ENV_HELP =
   'set CCS_BASE_URL and CCS_TOKEN (or --base-url and --token-file), or use --sandbox for a local rehearsal';
 
+/**
+ * A token file every account can read (or change) is refused, like such a signing key: the
+ * token is as good as the password of the service's account. One its group can read is
+ * warned about (Kubernetes mounts a Secret group-readable for a pod's fsGroup). POSIX modes
+ * only: Windows has ACLs, which a mode does not show.
+ */
+function secretFileWarnings(path: string, mode: number | undefined): string[] {
+  if (mode === undefined || process.platform === 'win32' || (mode & 0o066) === 0) return [];
+  const fix = `run: chmod 600 ${shellQuote(path)}`;
+  if ((mode & 0o006) !== 0) {
+    const how = (mode & 0o004) !== 0 ? 'readable' : 'writable';
+    throw new UsageError(`token file ${printable(path)} is ${how} by every user (mode ${(mode & 0o777).toString(8)}); ${fix}`, 'token_invalid');
+  }
+  return [`token file ${printable(path)} is ${(mode & 0o040) !== 0 ? 'readable' : 'writable'} by its group (mode ${(mode & 0o777).toString(8)}); ${fix}`];
+}
+
 async function readToken(
   argv: { tokenFile?: string | undefined; tokenEnv?: string | undefined },
   env: NodeJS.ProcessEnv,
-): Promise<string> {
+): Promise<{ token: string; warnings: string[] }> {
   if (argv.tokenFile !== undefined) {
     let text: string;
+    let mode: number | undefined;
     try {
-      text = await readFile(argv.tokenFile, 'utf8');
+      const file = await open(argv.tokenFile, 'r');
+      try {
+        const stats = await file.stat();
+        // A pipe (`--token-file <(…)`) or a device has no mode of its own to fix.
+        if (stats.isFile()) mode = stats.mode;
+        text = await file.readFile('utf8');
+      } finally {
+        await file.close();
+      }
     } catch (error) {
       // The path is shown (redacted by main if it is a token pasted by mistake).
       throw new UsageError(
-        `cannot read --token-file ${argv.tokenFile}: ${(error as NodeJS.ErrnoException).code ?? 'error'} (it takes the path of a file holding the token)`,
+        `cannot read --token-file ${printable(argv.tokenFile)}: ${(error as NodeJS.ErrnoException).code ?? 'error'} (it takes the path of a file holding the token)`,
         'token_unreadable',
       );
     }
+    const warnings = secretFileWarnings(argv.tokenFile, mode);
     const token = text.trim();
     if (token === '' || /\s/.test(token)) {
       throw new UsageError(
-        `--token-file ${argv.tokenFile} must hold the token alone on one line`,
+        `--token-file ${printable(argv.tokenFile)} must hold the token alone on one line`,
         'token_invalid',
       );
     }
-    return token;
+    return { token, warnings };
   }
   const variable = env.CCS_TOKEN?.trim() || argv.tokenEnv === undefined ? 'CCS_TOKEN' : argv.tokenEnv;
   const token = env[variable]?.trim();
@@ -236,7 +270,7 @@ async function readToken(
   if (/[\s\x00-\x1f\x7f]/.test(token)) {
     throw new UsageError(`${variable} holds spaces or control characters; set it to the token alone`, 'token_invalid');
   }
-  return token;
+  return { token, warnings: [] };
 }
 
 export async function resolveConnection(
@@ -255,8 +289,8 @@ export async function resolveConnection(
   }
   // One spelling from here on (no trailing slash), whatever was typed.
   const base = parseBaseUrl(baseUrl);
-  const token = await readToken(argv, env);
-  return { kind: 'service', baseUrl: base.text, token, signingKeyFile, network: await resolveNetwork(argv, env) };
+  const { token, warnings } = await readToken(argv, env);
+  return { kind: 'service', baseUrl: base.text, token, warnings, signingKeyFile, network: await resolveNetwork(argv, env) };
 }
 
 function common(argv: RunFlags) {
@@ -268,6 +302,7 @@ function common(argv: RunFlags) {
     timeoutMs: check(z.number().positive('--timeout must be positive').max(3600), argv.timeout) * 1000,
     quiet: argv.quiet === true,
     json: argv.json === true,
+    configFile: argv.configFile,
     progressIntervalMs:
       check(z.number().positive('--progress-interval must be positive').max(3600), argv.progressInterval) * 1000,
   };

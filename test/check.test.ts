@@ -86,10 +86,10 @@ describe('ccs-bulk check against the HTTPS sandbox', () => {
     expect(report.acceptedSchemes).toEqual([]);
   });
 
-  it('a key readable by others: a warning with the chmod, still exit 0', async () => {
+  it('a key its group can read: a warning with the chmod, still exit 0', async () => {
     const loose = join(ctx.dir, 'loose.pem');
     await writeFile(loose, ctx.sandbox.privateKeyPem!);
-    await chmod(loose, 0o644);
+    await chmod(loose, 0o640);
     const { run, line } = await check([], env({ CCS_SIGNING_KEY_FILE: loose }));
     expect(run.code).toBe(0);
     expect(line('signing key')).toMatchObject({ status: 'warning', fix: expect.stringMatching(/chmod 600/) });

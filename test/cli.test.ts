@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSigningKey } from '../src/service/keys.js';
@@ -64,7 +64,7 @@ describe('ccs-bulk keygen', () => {
     expect(again.stderr).toContain('never overwrites');
   });
 
-  it('refuses keys the service would refuse, and warns about readable ones', async () => {
+  it('refuses keys the service would refuse or every user can read, and warns about group-readable ones', async () => {
     const { generateKeyPairSync } = await import('node:crypto');
     const small = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({
       type: 'pkcs1',
@@ -85,9 +85,13 @@ describe('ccs-bulk keygen', () => {
     await expect(loadSigningKey(join(temp.dir, 'missing.pem'))).rejects.toThrow(/cannot read signing key/);
     const out = join(temp.dir, 'keys');
     const pem = await readFile(join(out, 'private.pem'), 'utf8');
-    await writeFile(join(temp.dir, 'open.pem'), pem, { mode: 0o644 });
-    const { warnings } = await loadSigningKey(join(temp.dir, 'open.pem'));
-    expect(warnings[0]).toContain('chmod 600');
+    await writeFile(join(temp.dir, 'open.pem'), pem);
+    await chmod(join(temp.dir, 'open.pem'), 0o644);
+    await expect(loadSigningKey(join(temp.dir, 'open.pem'))).rejects.toThrow(/readable by every user \(mode 644\); run: chmod 600/);
+    await writeFile(join(temp.dir, 'group.pem'), pem);
+    await chmod(join(temp.dir, 'group.pem'), 0o640);
+    const { warnings } = await loadSigningKey(join(temp.dir, 'group.pem'));
+    expect(warnings[0]).toContain('readable by its group (mode 640); run: chmod 600');
     // PKCS#1 form of the same key loads too.
     const pkcs1 = createPrivateKey(pem).export({ type: 'pkcs1', format: 'pem' });
     await writeFile(join(temp.dir, 'pkcs1.pem'), pkcs1, { mode: 0o600 });

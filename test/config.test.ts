@@ -21,12 +21,17 @@ interface Layers {
   config?: object;
 }
 
+/** Keys a config only found in the current directory may not hold: such a file is named with --config. */
+const NAMED_ONLY = /"(proxy|caFile|clientCert|clientKey|logFile|out|state|newSinceLast)"/;
+
 /** Runs `--print-config` in a fresh directory holding ccs-bulk.config.json (when given). */
 async function printConfig(command: string[], layers: Layers): Promise<{ settings: Record<string, { value: unknown; from: string }>; stdout: string; dir: string }> {
   const dir = join(context.dir, `print-${Math.random().toString(36).slice(2)}`);
   await mkdir(dir);
-  if (layers.config) await writeFile(join(dir, 'ccs-bulk.config.json'), JSON.stringify(layers.config));
-  const result = await runCli([...command, '--print-config', ...(layers.flag ?? [])], { cwd: dir, env: layers.env ?? {} });
+  const text = layers.config && JSON.stringify(layers.config);
+  if (text) await writeFile(join(dir, 'ccs-bulk.config.json'), text);
+  const named = text && NAMED_ONLY.test(text) ? ['--config', 'ccs-bulk.config.json'] : [];
+  const result = await runCli([...command, '--print-config', ...named, ...(layers.flag ?? [])], { cwd: dir, env: layers.env ?? {} });
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
   return { settings: (JSON.parse(result.stdout) as { settings: Record<string, { value: unknown; from: string }> }).settings, stdout: result.stdout, dir };
@@ -161,7 +166,8 @@ describe('run settings from the file take effect', () => {
     };
     await writeFile(join(dir, 'ccs-bulk.config.json'), JSON.stringify(config));
     await writeFile(join(dir, 'in.csv'), 'Clients, nightly drop\nname,email,country,address\nAda,ada@example.com,DE,Street 1\n');
-    const validate = await runCli(['validate', 'in.csv'], { cwd: dir });
+    // A found config may not name the log: this one is named.
+    const validate = await runCli(['validate', 'in.csv', '--config', 'ccs-bulk.config.json'], { cwd: dir });
     expect(validate.stderr).toBe('');
     expect(validate.code).toBe(0);
     const summary = JSON.parse(validate.stdout) as { counts: { valid: number }; source: { header: { line: number; source: string } } };
@@ -170,11 +176,11 @@ describe('run settings from the file take effect', () => {
     expect(await readFile(join(dir, 'v.log'), 'utf8')).toMatch(/"command":"validate".*"run_finished"/s);
     // maxRecordSize: a record over 4096 bytes is refused as the file says.
     await writeFile(join(dir, 'big.csv'), `title\nname,email,country,address\n"${'x'.repeat(5000)}",a@example.com,DE,S\n`);
-    const big = await runCli(['validate', 'big.csv', '--overwrite'], { cwd: dir });
+    const big = await runCli(['validate', 'big.csv', '--overwrite', '--config', 'ccs-bulk.config.json'], { cwd: dir });
     expect(big.code).toBe(2);
     expect(big.stderr).toMatch(/larger than the limit of 4 KiB/);
 
-    const exported = await runCli(['export', '--out', 'all.csv'], { cwd: dir, env: { CCS_BASE_URL: context.sandbox.url, CCS_TOKEN: context.sandbox.token } });
+    const exported = await runCli(['export', '--config', 'ccs-bulk.config.json', '--out', 'all.csv'], { cwd: dir, env: { CCS_BASE_URL: context.sandbox.url, CCS_TOKEN: context.sandbox.token } });
     expect(exported.stderr).toBe('');
     expect(exported.code).toBe(0);
     expect(JSON.parse(exported.stdout)).toMatchObject({ out: 'all.csv', rows: context.sandbox.store.all().length });
@@ -199,7 +205,7 @@ describe("the README's example config, run against the sandbox", () => {
     await writeFile(join(dir, 'ccs-bulk.config.json'), JSON.stringify(config));
     // The file names https://ccs.example.com; CCS_BASE_URL (env) wins over it.
     const env = { CCS_BASE_URL: context.sandbox.url, [config.connection.tokenEnv]: context.sandbox.token };
-    const weekly = await runCli(['export', '--report', 'weekly-approved', '--quiet', '--json'], { cwd: dir, env });
+    const weekly = await runCli(['export', '--config', 'ccs-bulk.config.json', '--report', 'weekly-approved', '--quiet', '--json'], { cwd: dir, env });
     expect(weekly.stderr).toBe('');
     expect(weekly.code).toBe(0);
     const summary = JSON.parse(weekly.stdout) as { out: string; rows: number; format: string; filters: { status: string[] } };
@@ -213,7 +219,7 @@ describe("the README's example config, run against the sandbox", () => {
     const state = JSON.parse(await readFile(join(dir, 'state', 'weekly-approved.json'), 'utf8')) as object;
     expect(state).toBeTypeOf('object');
 
-    const nightly = await runCli(['export', '--report', 'nightly-new', '--quiet'], { cwd: dir, env });
+    const nightly = await runCli(['export', '--config', 'ccs-bulk.config.json', '--report', 'nightly-new', '--quiet'], { cwd: dir, env });
     expect(nightly.code).toBe(0);
     const files = await readdir(join(dir, 'reports'));
     const gz = files.find((name) => /^nightly-new-\d{4}-\d\d-\d\dT\d{6}Z\.csv\.gz$/.test(name));
@@ -223,7 +229,7 @@ describe("the README's example config, run against the sandbox", () => {
     expect(Object.keys(rows[0]!)).toEqual(['id', 'name', 'status', 'credit_status', 'created_at']);
 
     // A second run of the same report: incremental, nothing new, into a name given on the CLI.
-    const again = await runCli(['export', '--report', 'nightly-new', '--out', 'reports/{report}-again.csv', '--quiet', '--json'], { cwd: dir, env });
+    const again = await runCli(['export', '--config', 'ccs-bulk.config.json', '--report', 'nightly-new', '--out', 'reports/{report}-again.csv', '--quiet', '--json'], { cwd: dir, env });
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ rows: 0, out: 'reports/nightly-new-again.csv' });
 

@@ -1,7 +1,5 @@
 /** Shared plumbing for the export tests: expected subsets, output capture, a misbehaving server. */
-import { stat, unlink, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
@@ -120,15 +118,6 @@ export async function startFakeService(
 /** ids `prefix0 … prefix(n-1)` */
 export function idRange(prefix: string, from: number, to: number): string[] {
   return Array.from({ length: Math.max(0, to - from) }, (_, i) => `${prefix}${from + i}`);
-}
-
-/** The mode a new file gets in `dir` (0666 less the umask): a report file's default. */
-export async function umaskedMode(dir: string): Promise<number> {
-  const probe = join(dir, `.mode-probe-${process.pid}`);
-  await writeFile(probe, '', { mode: 0o666 });
-  const mode = (await stat(probe)).mode & 0o777;
-  await unlink(probe);
-  return mode;
 }
 
 /**

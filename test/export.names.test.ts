@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expandOutName } from '../src/export/out-name.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
-import { exportCli, idRange, startFakeService, umaskedMode } from './export.helpers.js';
+import { exportCli, idRange, startFakeService } from './export.helpers.js';
 import { expectNoneOf, makeTempDir } from './helpers.js';
 
 let sandbox: Sandbox;
@@ -115,7 +115,7 @@ describe('the window as understood', () => {
 });
 
 describe('file modes', () => {
-  it("reports follow the umask by default; fileMode in the config or --file-mode sets it; state and log stay 0600", async () => {
+  it('reports are private (0600) by default, whatever the umask; fileMode in the config or --file-mode shares them; state and log stay 0600', async () => {
     const dir = join(temp.dir, 'modes');
     await mkdir(dir);
     const config = join(dir, 'ccs-bulk.config.json');
@@ -124,7 +124,7 @@ describe('file modes', () => {
     const log = join(dir, 'run.log');
     const plain = await exportCli(['export', '--out', join(dir, 'plain.csv'), '--since-last', state, '--log-file', log, '--quiet'], env);
     expect(plain.code).toBe(0);
-    expect((await stat(join(dir, 'plain.csv'))).mode & 0o777).toBe(await umaskedMode(dir));
+    expect((await stat(join(dir, 'plain.csv'))).mode & 0o777).toBe(0o600);
     expect((await stat(state)).mode & 0o777).toBe(0o600);
     expect((await stat(log)).mode & 0o777).toBe(0o600);
     const fromConfig = await exportCli(['export', '--config', config, '--report', 'shared', '--out', join(dir, 'group.csv'), '--quiet'], env);

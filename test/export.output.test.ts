@@ -1,7 +1,8 @@
 /**
  * Output: columns and formats, formula escaping, the temp-file-then-rename contract (a failed
- * or interrupted export leaves no file under the final name and no temp file), the umask's mode.
+ * or interrupted export leaves no file under the final name and no temp file), private (0600) while written and after.
  */
+import { readdirSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +14,7 @@ import { exportClients } from '../src/export/run-export.js';
 import { unescapeFormula } from '../src/import/normalize.js';
 import { type Sandbox, type SandboxClient, startSandbox } from '../src/sandbox/index.js';
 import { createServiceClient, type ServiceClient } from '../src/service/client.js';
-import { collector, parseCsv, umaskedMode } from './export.helpers.js';
+import { collector, parseCsv } from './export.helpers.js';
 import { makeTempDir } from './helpers.js';
 
 let sandbox: Sandbox;
@@ -164,13 +165,26 @@ describe('formats and columns', () => {
 });
 
 describe('files', () => {
-  it('writes via a temp file renamed into place, with the umask\'s mode, replacing an old file', async () => {
+  it('writes via a private temp file renamed into place, 0600 whatever the umask, replacing an old file', async () => {
     const out = join(temp.dir, 'clients.csv');
     await writeFile(out, 'old content', { mode: 0o644 });
-    const summary = await exportClients({ service, out, prefetch: 8, overwrite: true });
+    // The temp file as another user would find it while the export runs: private from its first byte.
+    const tempModes: number[] = [];
+    const summary = await exportClients({
+      service,
+      out,
+      prefetch: 8,
+      overwrite: true,
+      onProgress: () => {
+        for (const name of readdirSync(temp.dir)) if (name.endsWith('.tmp')) tempModes.push(statSync(join(temp.dir, name)).mode & 0o777);
+      },
+    });
     expect(summary.out).toBe(out);
     expect(summary.rows).toBe(2000 + FORMULAS.length);
-    expect((await stat(out)).mode & 0o777).toBe(await umaskedMode(temp.dir));
+    expect(summary.fileMode).toBe(0o600);
+    expect(tempModes.length).toBeGreaterThan(0);
+    expect(new Set(tempModes)).toEqual(new Set([0o600]));
+    expect((await stat(out)).mode & 0o777).toBe(0o600);
     const records = parseCsv(await readFile(out, 'utf8'));
     expect(records).toHaveLength(summary.rows);
     expect(await readdir(temp.dir)).toEqual(['clients.csv']);

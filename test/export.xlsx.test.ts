@@ -14,7 +14,7 @@ import { UsageError } from '../src/errors.js';
 import type { FlatClient } from '../src/export/columns.js';
 import { createSheetEncoder, excelSerial, MAX_SHEET_ROWS, xmlText } from '../src/export/xlsx-sheet.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
-import { idRange, startFakeService, umaskedMode } from './export.helpers.js';
+import { idRange, startFakeService } from './export.helpers.js';
 import { asInWorkbook, cellText, sheetCells, zipParts } from './export.xlsx.helpers.js';
 import { BIN, makeTempDir, ROOT, runCliInProcess as runCli } from './helpers.js';
 
@@ -63,7 +63,7 @@ describe('ccs-bulk export --format xlsx', () => {
     const records = parse(await readFile(csvPath, 'utf8'), { relax_quotes: false }) as string[][];
     const rows = await sheetCells(xlsxPath);
 
-    expect((await stat(xlsxPath)).mode & 0o777).toBe(await umaskedMode(temp.dir));
+    expect((await stat(xlsxPath)).mode & 0o777).toBe(0o600);
     expect(rows).toHaveLength(SEED + 3);
     expect(rows.length).toBe(records.length);
     const header = records[0]!;

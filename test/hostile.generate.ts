@@ -2,10 +2,11 @@
  * The large and special hostile inputs, made at test time in a temp dir (the repository keeps
  * only small files). Each generator writes `name` into `dir` and returns what to import.
  */
-import { chmodSync, closeSync, constants, mkdirSync, mkdtempSync, openSync, symlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, constants, mkdirSync, mkdtempSync, openSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { cliForUser } from './hostile.helpers.js';
+import { odsBombs, odsEndlessTag, textBombs, writeOds, xlsBombs, xlsxBombs } from './workbook-bombs.js';
 import { repeated, writeZip, type ZipEntry } from './zip.helpers.js';
 
 const HEADER = 'name,email,country,address,currency,application_date\n';
@@ -104,7 +105,33 @@ function* sharedXml(extra: () => Iterable<Buffer | string> = () => []): Iterable
   yield '</sst>';
 }
 
+/** A generator writing `write`'s workbook (test/workbook-bombs.ts) to `name` in `dir`. */
+const bomb =
+  (write: (path: string) => void) =>
+  (dir: string, name: string): Generated => {
+    const path = join(dir, name);
+    write(path);
+    return { path };
+  };
+const bytes = (make: () => Buffer | string) => bomb((path) => writeFileSync(path, make()));
+
 export const generators: Record<string, (dir: string, name: string) => Generated> = {
+  odsRepeatBomb: bomb((path) => writeOds(path, () => [odsBombs.repeats()])),
+  odsColumnsBomb: bomb((path) => writeOds(path, () => [odsBombs.columns()])),
+  odsSpacesBomb: bomb((path) => writeOds(path, () => [odsBombs.spaces()])),
+  odsEndlessTag: bomb((path) => writeOds(path, odsEndlessTag)),
+  xlsMergeBomb: bytes(xlsBombs.merges),
+  xlsLabelBomb: bytes(xlsBombs.labels),
+  xlsShortFormula: bytes(xlsBombs.shortFormula),
+  xlsEmptyString: bytes(xlsBombs.emptyString),
+  xlsSectorLoop: bytes(xlsBombs.cycle),
+  xlsColumnSpan: bytes(textBombs.xmlSpan),
+  xlsCellIndex: bytes(textBombs.xmlIndex),
+  xlsColspan: bytes(textBombs.htmlWide),
+  xlsxStylesBomb: bomb(xlsxBombs.styles),
+  xlsxWorkbookBomb: bomb(xlsxBombs.workbook),
+  xlsxEndlessTag: bomb(xlsxBombs.endlessTag),
+  xlsxDimension: bomb(xlsxBombs.dimension),
   zipBombXlsx(dir, name) {
     // Not a workbook: one member of 1 GiB of zeros, ~1 MB on disk, named .xlsx.
     const path = join(dir, name);

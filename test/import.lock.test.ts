@@ -189,18 +189,20 @@ describe('lockFile', () => {
     }
   });
 
-  it('refuses a live holder, a holder on another host, and a file that is not a lock', () => {
+  it('refuses a live holder and a holder on another host; takes over a file that is not a lock', () => {
     const target = join(ctx.dir, 'unit2.csv');
     const lock = lockFile(target);
     expect(() => lockFile(target)).toThrow(LockedError);
     expect(() => lockFile(target)).toThrow(`pid ${process.pid} on ${hostname()}`);
     lock.release();
 
-    writeFileSync(`${target}.lock`, JSON.stringify({ pid: deadPid(), host: 'elsewhere', since: 'then', nonce: 'x' }));
+    writeFileSync(`${target}.lock`, JSON.stringify({ pid: deadPid(), host: 'elsewhere', since: '2020-01-01T00:00:00.000Z', nonce: 'x' }));
     expect(() => lockFile(target)).toThrow(`on another machine (pid`);
     expect(() => lockFile(target)).toThrow(`remove ${target}.lock`);
     writeFileSync(`${target}.lock`, 'garbage');
-    expect(() => lockFile(target)).toThrow('not a ccs-bulk lock file');
+    const taken = lockFile(target);
+    expect(taken.replaced).toBe('it is not a ccs-bulk lock (not JSON)');
+    taken.release();
   });
 });
 

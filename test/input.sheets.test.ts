@@ -103,12 +103,12 @@ describe('phonetic guides, protected and oversized workbooks', () => {
     expect((error as Error).message).toContain('the workbook is password-protected: save an unprotected copy');
   });
 
-  it('an .ods past the whole-file bound is refused before it is read', async () => {
-    const big = Buffer.alloc(WHOLE_FILE_LIMITS.ods + 1);
-    Buffer.from('504b0304', 'hex').copy(big);
-    const path = await files.file('big.ods', big);
+  it('an .xls past the whole-file bound is refused before it is read', async () => {
+    const big = Buffer.alloc(WHOLE_FILE_LIMITS.xls + 1);
+    Buffer.from('d0cf11e0a1b11ae1', 'hex').copy(big);
+    const path = await files.file('big.xls', big);
     const error = await openRows(path).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'input_too_large', exitCode: 2 });
-    expect((error as Error).message).toMatch(/read whole, up to 8 MiB; save it as \.xlsx or \.csv/);
+    expect((error as Error).message).toMatch(/read whole, up to 32 MiB; save it as \.xlsx or \.csv/);
   });
 });

@@ -117,7 +117,7 @@ describe('fixture workbooks (Excel, LibreOffice, openpyxl, exceljs, SheetJS)', (
       const parts = await xmlParts(file);
       expect(parts.length).toBeGreaterThan(3);
       for (const [index, part] of parts.entries()) {
-        const text = await readText(zip, zip.entry(part)!);
+        const text = await readText(zip, zip.entry(part)!, file);
         expectSameEvents(text, [[text], ...chunkings(text, index + 1)]);
       }
     } finally {
@@ -129,16 +129,16 @@ describe('fixture workbooks (Excel, LibreOffice, openpyxl, exceljs, SheetJS)', (
     const file = join(ROOT, name);
     const zip = await openZip(file);
     try {
-      const workbook = (await readWorkbook(zip))!;
+      const workbook = (await readWorkbook(zip, file))!;
       const base = {
         file,
         date1904: workbook.date1904,
-        formats: await readStyles(zip, workbook.styles),
+        formats: await readStyles(zip, workbook.styles, file),
         shared: await readSharedStrings(zip, workbook.sharedStrings, file),
       };
       for (const sheet of workbook.sheets) {
         if (sheet.entry === undefined) continue;
-        const text = await readText(zip, sheet.entry);
+        const text = await readText(zip, sheet.entry, file);
         const records = (events: Events, chunks: readonly string[]) => {
           const handler = sheetHandler({ ...base, sheet: sheet.name });
           const parser = events(handler);

@@ -94,6 +94,22 @@ describe('an untrusted certificate stops the run at once', () => {
     expect(lines.every((l) => l[1] === 'not_attempted')).toBe(true);
   });
 
+  it('NODE_TLS_REJECT_UNAUTHORIZED=0 (a CI runner set so machine-wide) turns nothing off: said, ignored, nothing sent', async () => {
+    const { file, results } = await input(5);
+    const requests = ctx.sandbox.stats.requests;
+    // A process of its own: Node reads the variable from the process environment at each connection.
+    const offEnv = env({ NODE_TLS_REJECT_UNAUTHORIZED: '0' });
+    const run = await runCli(['import', file, '--results', results], { env: offEnv });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('warning: NODE_TLS_REJECT_UNAUTHORIZED=0 is set in the environment: ignored, ccs-bulk always verifies');
+    expect(run.stderr).toMatch(/certificate of 127\.0\.0\.1:\d+ is not trusted/);
+    const exported = await runCli(['export', '--out', join(ctx.dir, 'off.csv')], { env: offEnv });
+    expect(exported.code).toBe(2);
+    expect(exported.stderr).toMatch(/not trusted/);
+    // The token never reached the server: no request got past the handshake.
+    expect(ctx.sandbox.stats.requests).toBe(requests);
+  });
+
   it('export: exit 2 with the same message, no output file', async () => {
     const out = join(ctx.dir, 'never.csv');
     const run = await runCliInProcess(['export', '--out', out], { env: env() });

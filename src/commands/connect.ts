@@ -5,6 +5,7 @@
 import { createPrivateKey } from 'node:crypto';
 import type { Io } from '../io.js';
 import type { LogFile } from '../log-file.js';
+import { TLS_CHECK_OFF_IGNORED } from '../network-options.js';
 import type { Connection } from '../options.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { createServiceClient, type ServiceClient } from '../service/client.js';
@@ -56,6 +57,8 @@ export async function connect(connection: Connection, options: ConnectOptions, i
     baseUrl = connection.baseUrl;
     token = connection.token;
     ({ network, outageTimeoutMs } = connection.network);
+    if (connection.network.tlsCheckOffIgnored) io.stderr.write(`ccs-bulk: warning: ${TLS_CHECK_OFF_IGNORED}\n`);
+    for (const warning of connection.warnings) io.stderr.write(`ccs-bulk: warning: ${warning}\n`);
     if (options.needSigner && connection.signingKeyFile !== undefined) {
       const { key, warnings } = await loadSigningKey(connection.signingKeyFile);
       for (const warning of warnings) io.stderr.write(`ccs-bulk: warning: ${warning}\n`);

@@ -12,6 +12,7 @@ export function formatExportSummary(summary: ExportSummary): string {
       `to ${summary.out} (${summary.format}${summary.gzip ? ', gzip' : ''}): ${counted(summary.pages, 'page')} of up to ${summary.pageSize}, ` +
       `page base ${summary.pageBase ?? '?'}, ${filters.direction}`,
   ];
+  if (summary.fileMode !== undefined) lines.push(`  ${readableBy(summary.fileMode)}`);
   if (summary.rows === 0) {
     lines.push(
       summary.format === 'csv'
@@ -36,6 +37,14 @@ export function formatExportSummary(summary: ExportSummary): string {
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** Who can read the file, and how to share it when only its owner can. */
+export function readableBy(mode: number): string {
+  const octal = (mode & 0o777).toString(8).padStart(3, '0');
+  if ((mode & 0o004) !== 0) return `readable by everyone on this machine (mode ${octal})`;
+  if ((mode & 0o040) !== 0) return `readable by you and your group (mode ${octal})`;
+  return `readable by you alone (mode ${octal}: it holds client data); to share it, --file-mode 640 (your group) or 644 (everyone)`;
 }
 
 /** The created_at window as sent, in UTC, and how a bound without a zone was read. */

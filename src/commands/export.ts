@@ -15,7 +15,8 @@ import { createProgress, progressDisplay } from '../progress.js';
 import { type LogFile, withLogFile } from '../log-file.js';
 import { connect } from './connect.js';
 import { formatExportSummary } from './export-summary.js';
-import { reportSweep } from './stale-temps.js';
+import { shownPath } from '../printable.js';
+import { reportLockReplaced, reportSweep } from './stale-temps.js';
 
 export { formatExportSummary };
 
@@ -56,6 +57,7 @@ async function exportWith(
 ): Promise<ExitCode> {
   const settings = options.export;
   const toStdout = settings.out === '-';
+  if (options.configFile !== undefined && !options.quiet) io.stderr.write(`ccs-bulk export: config ${shownPath(options.configFile)}\n`);
   const connected = await connect(
     connection,
     {
@@ -80,10 +82,12 @@ async function exportWith(
       signal: io.signal,
       onProgress: (snapshot) => progress.update(snapshot),
       onStaleTemps: reportSweep(options.quiet, io, log),
+      onLockReplaced: reportLockReplaced(options.quiet, io, log),
       // Logged once the name is filled in: the log says which file this run was about.
       onOutName: (out) => {
         run.out = toStdout ? 'stdout' : out;
         log?.run('run_started', {
+          config: options.configFile,
           out: run.out,
           report: settings.report,
           since_last: settings.sinceLast,

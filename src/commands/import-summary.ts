@@ -10,6 +10,7 @@ import type { ImportSummary, RunAccount } from '../import/run-import.js';
 import { describeNormalization, type InvalidRow } from '../import/run-notes.js';
 import type { StopReason } from '../import/recorder.js';
 import type { ImportOptions } from '../options.js';
+import { shownPath } from '../printable.js';
 import { counted, formatDuration, formatLimits } from '../progress.js';
 
 /** Invalid rows printed on stderr (--json lists every one). */
@@ -40,13 +41,13 @@ export function formatSummary(summary: ImportSummary, options: ImportOptions): s
     lines.push(`  shard ${index} of ${count}: ${otherRows} rows belong to the other shards (ccs-bulk results merge combines the files)`);
   }
   if (summary.account) lines.push(`  account: ${formatAccount(summary.account)}`);
-  lines.push(`  results: ${summary.results}`);
-  if (summary.report) lines.push(`  review page: ${summary.report}`);
+  lines.push(`  results: ${shownPath(summary.results)}`);
+  if (summary.report) lines.push(`  review page: ${shownPath(summary.report)}`);
   // No hint when there is nothing to fix: the file holds only its header.
   if (summary.failed && summary.failedRows > 0) {
     const encoding = summary.failedEncoding?.changed ? `, ${summary.failedEncoding.name} with a BOM: a value needed it` : '';
     lines.push(
-      `  rows to fix: ${counted(summary.failedRows, 'row')} in ${summary.failed}${encoding}; fix them there, then import that file as it is:`,
+      `  rows to fix: ${counted(summary.failedRows, 'row')} in ${shownPath(summary.failed)}${encoding}; fix them there, then import that file as it is:`,
       `    ${reimportCommand(summary.failed, options, summary.failedEncoding?.changed === true)}`,
     );
   }

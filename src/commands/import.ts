@@ -8,12 +8,13 @@ import { IMPORT_DEFAULTS } from '../import/defaults.js';
 import { describeEncoding, positionWord } from '../import/read/index.js';
 import { type ImportPlan, type ImportSummary, importClients, type RunAccount } from '../import/run-import.js';
 import type { Io } from '../io.js';
+import { shownPath } from '../printable.js';
 import { type LogFile, withLogFile } from '../log-file.js';
 import type { ImportOptions } from '../options.js';
 import { createProgress, NO_PROGRESS, progressDisplay } from '../progress.js';
 import type { Connected } from './connect.js';
 import { formatSummary, INVALID_ROWS_SHOWN, resumeCommand } from './import-summary.js';
-import { reportSweep } from './stale-temps.js';
+import { reportLockReplaced, reportSweep } from './stale-temps.js';
 
 /**
  * --json lists every invalid row, up to this many (memory: a row's problems each hold a short
@@ -29,6 +30,7 @@ async function importWith(options: ImportOptions, io: Io, log: LogFile | undefin
   let connected: Connected | undefined;
   const { run } = options;
   log?.run('run_started', {
+    config: options.configFile,
     input: run.file,
     results: run.results,
     failed: run.failed,
@@ -78,6 +80,7 @@ async function importWith(options: ImportOptions, io: Io, log: LogFile | undefin
       },
       onProgress: (snapshot) => progress.update(snapshot),
       onStaleTemps: reportSweep(options.quiet, io, log),
+      onLockReplaced: reportLockReplaced(options.quiet, io, log),
     });
   } finally {
     progress.stop();
@@ -107,7 +110,7 @@ export function exitCodeOf(summary: ImportSummary): ExitCode {
 function formatPlan(plan: ImportPlan, options: ImportOptions): string {
   const { source } = plan;
   const lines = [
-    `ccs-bulk ${options.run.dryRun ? 'validate' : 'import'}: ${source.file} (${source.format}` +
+    `ccs-bulk ${options.run.dryRun ? 'validate' : 'import'}: ${shownPath(source.file)} (${source.format}` +
       (source.format === 'csv'
         ? `, ${describeEncoding(source)}, delimiter ${JSON.stringify(source.delimiter)} [${source.delimiterSource}]`
         : `, sheet ${JSON.stringify(source.sheet ?? '')}`) +
@@ -116,6 +119,7 @@ function formatPlan(plan: ImportPlan, options: ImportOptions): string {
       .map(([field, header]) => (field === header ? field : `${field} ← ${JSON.stringify(header)}`))
       .join(', ')}`,
   ];
+  if (options.configFile !== undefined) lines.push(`  config: ${shownPath(options.configFile)}`);
   const { header } = source;
   if (header.source !== 'first' || header.skipped.length > 0) {
     const where = positionWord(source.format);

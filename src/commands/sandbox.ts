@@ -44,6 +44,7 @@ export async function runSandbox(args: SandboxCommandArgs, io: SandboxCommandIo)
   let keyDir: string | undefined;
   try {
     if (sandbox.privateKeyPem !== undefined || sandbox.tls) keyDir = await writeKeys(sandbox);
+    if (!sandbox.listening.loopback) io.stderr.write(exposedWarning(sandbox));
     io.stdout.write(banner(sandbox, args, keyDir));
     await untilStopped(io.signal);
   } finally {
@@ -103,7 +104,10 @@ async function writeKeys(sandbox: Sandbox): Promise<string> {
 
 function banner(sandbox: Sandbox, args: SandboxCommandArgs, keyDir: string | undefined): string {
   const privatePath = keyDir && sandbox.privateKeyPem !== undefined ? join(keyDir, 'private.pem') : undefined;
-  const lines = [`ccs-bulk sandbox listening on ${sandbox.url}`, `  token:        ${sandbox.token}`];
+  const { listening } = sandbox;
+  const lines = [`ccs-bulk sandbox listening on ${listening.url}${listening.allInterfaces ? ' (all interfaces)' : ''}`];
+  if (listening.url !== sandbox.url) lines.push(`  local URL:    ${sandbox.url}`);
+  lines.push(`  token:        ${sandbox.token}`);
   let exportLine = `export CCS_BASE_URL=${shellQuote(sandbox.url)} CCS_TOKEN=${shellQuote(sandbox.token)}`;
   if (privatePath) {
     lines.push(`  signing key:  ${privatePath} (RSA-4096, made for this run, deleted on exit)`);
@@ -167,6 +171,18 @@ function banner(sandbox: Sandbox, args: SandboxCommandArgs, keyDir: string | und
     '',
   );
   return lines.join('\n');
+}
+
+/**
+ * Said before the banner, on stderr: the sandbox holds whatever is imported into it (real
+ * clients, in a rehearsal with real files) and serves it to anyone with the token.
+ */
+function exposedWarning(sandbox: Sandbox): string {
+  const where = sandbox.listening.allInterfaces ? 'every network interface' : sandbox.listening.url;
+  return (
+    `ccs-bulk: warning: the sandbox listens on ${where}: other machines can reach it, ` +
+    'and anyone with the token can read every client imported into it. Use --host 127.0.0.1 unless another machine must connect.\n'
+  );
 }
 
 /** Resolves on SIGINT/SIGTERM or when the caller's signal aborts (main.ts aborts it on Ctrl-C). */

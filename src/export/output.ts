@@ -1,8 +1,8 @@
 /**
- * Where the export's bytes go. A file is written to a temp file beside it (same directory,
- * so the rename is atomic on one file system), with the umask's mode (a report is shared: a
- * mail job or a team folder reads it) or the one asked for (`--file-mode`), and renamed
- * into place only on success: a failed or interrupted export never leaves a half file under
+ * Where the export's bytes go. A file is written to a new temp file beside it (same directory,
+ * so the rename is atomic on one file system), private (0600: it holds bank details) while it
+ * is written, given the mode asked for (`--file-mode`, to share it) only just before it is
+ * renamed into place on success: a failed or interrupted export never leaves a half file under
  * the final name, and removes its temp file. A stream (stdout) is written as is and not ended.
  * Every write waits for 'drain' when the destination lags: memory stays one page deep.
  */
@@ -11,6 +11,8 @@ import { finished } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { chmod, rename, stat, unlink } from 'node:fs/promises';
 import { OutputError, UsageError } from '../errors.js';
+import { createPrivate, refuseLink } from '../import/output-files.js';
+import { shownPath } from '../printable.js';
 import { tempBeside } from '../temp-files.js';
 
 export interface Output {
@@ -29,7 +31,7 @@ export interface FileOutputOptions {
   gzip?: boolean | undefined;
   /** Replace an existing file; otherwise an existing file is refused (output_exists) before any request. */
   overwrite?: boolean | undefined;
-  /** The file's permission bits, whatever the umask; default: 0666 less the umask. */
+  /** The file's permission bits, whatever the umask; default 0600 (the owner alone). */
   mode?: number | undefined;
 }
 
@@ -39,6 +41,7 @@ export async function openOutput(
   options: FileOutputOptions = {},
 ): Promise<Output> {
   if (typeof out !== 'string') return streamOutput(out, label);
+  refuseLink(out);
   // Found now, not by the rename after the whole export.
   if ((await stat(out).catch(() => undefined))?.isDirectory()) {
     throw new UsageError(
@@ -53,26 +56,16 @@ export async function openOutput(
     );
   }
   const temp = tempBeside(out);
-  // 'wx': never follow or reuse someone else's file at the temp name.
-  const file = createWriteStream(temp, { flags: 'wx', mode: 0o666 });
-  let opened = false;
+  // O_EXCL: never follow or reuse someone else's file at the temp name; 0600 whatever the umask.
+  let fd: number;
   try {
-    await new Promise<void>((resolve, reject) => {
-      file.once('open', () => resolve());
-      file.once('error', reject);
-    });
-    opened = true;
-    // chmod, not the create mode: the umask would take bits away from an explicit mode.
-    if (options.mode !== undefined) await chmod(temp, options.mode);
+    fd = createPrivate(temp);
   } catch (error) {
-    file.destroy();
-    // Only a temp file of ours: 'wx' failing means someone else's file is at that name.
-    if (opened) await unlink(temp).catch(() => {});
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new UsageError(`cannot write the export next to ${out}: ${code} (${temp})`, 'output_unwritable', {
+    throw new UsageError(`cannot write the export next to ${shownPath(out)}: ${(error as Error).message}`, 'output_unwritable', {
       cause: error,
     });
   }
+  const file = createWriteStream(temp, { fd, autoClose: true });
   let failure: Error | undefined;
   file.on('error', (error) => {
     failure ??= error;
@@ -102,6 +95,8 @@ export async function openOutput(
         stream.end();
         await finished(file);
         if (failure) throw failure;
+        // Shared only now, whole: nobody could open it while it was being written.
+        if (options.mode !== undefined) await chmod(temp, options.mode);
         await rename(temp, out);
       } catch (error) {
         throw failed(error);

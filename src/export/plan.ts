@@ -6,8 +6,9 @@
 import { stat } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import { makeParentFolders } from '../folders.js';
-import { lockOutput } from '../import/output-files.js';
+import { lockOutput, refuseLink } from '../import/output-files.js';
 import type { FileLock } from '../lock.js';
+import { shownPath } from '../printable.js';
 import { sweepStaleTemps } from '../temp-files.js';
 import type { IncrementalRun, LastOutput } from './incremental.js';
 import { replacesLast } from './incremental.js';
@@ -57,6 +58,8 @@ export async function planExport(input: PlanInput, settings: CheckedSettings, lo
     ...(typeof out === 'string' ? [{ file: out, private: false }] : []),
     ...(statePath !== undefined ? [{ file: statePath, private: true }] : []),
   ]);
+  // Never written through a link: refused before any request.
+  for (const file of [typeof out === 'string' ? out : undefined, statePath, input.newSinceLast]) if (file !== undefined) refuseLink(file);
   if (typeof out === 'string') locks.push(lockOutput(out, 'the export file'));
   if (statePath !== undefined) locks.push(lockOutput(statePath, 'the state file'));
   // Held: a temp file beside them whose writer is gone (kill -9) is removed.
@@ -123,7 +126,7 @@ async function startIncremental(
 function outputExists(out: string, template: string, incremental: boolean): UsageError {
   const again = incremental ? " (in an incremental run it exports that file's clients again, with the new ones)" : '';
   return new UsageError(
-    `${out} exists: an export never replaces a file silently; pass --overwrite${again}${datedNameHint(template)}`,
+    `${shownPath(out)} exists: an export never replaces a file silently; pass --overwrite${again}${datedNameHint(template)}`,
     'output_exists',
   );
 }

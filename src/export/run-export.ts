@@ -54,6 +54,8 @@ export interface ExportClientsOptions extends ExportSettings, PlanInput {
   report?: string | undefined;
   /** Called with the temp files of dead runs removed beside the output and state files. */
   onStaleTemps?: ((removed: string[]) => void) | undefined;
+  /** Called for a lock file found beside an output that was not believed and was replaced (lock.ts). */
+  onLockReplaced?: ((path: string, why: string) => void) | undefined;
   /** Called once the plan is made, before the first request: the output's filled-in name. */
   onPlan?: ((plan: { out: string; replaces: boolean }) => void) | undefined;
 }
@@ -65,13 +67,14 @@ export async function exportClients(options: ExportClientsOptions): Promise<Expo
   const locks: FileLock[] = [];
   try {
     const plan = await planExport(options, settings, locks);
+    for (const lock of locks) if (lock.replaced !== undefined) options.onLockReplaced?.(lock.path, lock.replaced);
     options.onPlan?.({ out: typeof plan.out === 'string' ? plan.out : 'stream', replaces: plan.replaces });
     const target = await openOutput(plan.out, 'stream', { gzip: plan.gzip, overwrite: options.overwrite, mode: options.fileMode });
     const output = settings.format === 'xlsx' ? zipWorkbook(target) : target;
     const run = await writePages(options, settings, plan, output);
     // Only now, with the output in place: a failed or killed run leaves the old state.
     await plan.incremental?.save(output.target, run.rows);
-    return summarize(plan, settings, run);
+    return summarize(plan, settings, run, options.fileMode);
   } finally {
     for (const lock of locks) lock.release();
   }

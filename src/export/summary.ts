@@ -23,6 +23,8 @@ export interface ExportSummary {
   gzip: boolean;
   /** An existing file was replaced (--overwrite). */
   replaced: boolean;
+  /** The file's permission bits (0o600 unless `fileMode` widened them); undefined for a stream. */
+  fileMode: number | undefined;
   /** Clients the server sent again (already written) and that were dropped. */
   duplicatesDropped: number;
   /**
@@ -71,10 +73,11 @@ export interface RunFigures {
   elapsedMs: number;
 }
 
-export function summarize(plan: ExportPlan, settings: CheckedSettings, run: RunFigures): ExportSummary {
+export function summarize(plan: ExportPlan, settings: CheckedSettings, run: RunFigures, fileMode?: number): ExportSummary {
   const { filters, incremental } = plan;
   return {
     out: run.target,
+    fileMode: typeof plan.out === 'string' ? (fileMode ?? 0o600) : undefined,
     format: settings.format,
     columns: settings.columns,
     rows: run.rows,

@@ -1,4 +1,5 @@
 import { InputError } from '../errors.js';
+import { shownPath } from '../printable.js';
 import { ALIASES, FIELDS, type Field, foldHeader, REQUIRED_FIELDS } from './fields.js';
 import type { HeaderTest } from './read/index.js';
 
@@ -34,7 +35,7 @@ export function mapColumns(
     if (index < 0) index = folded.indexOf(foldHeader(wanted));
     if (index < 0) {
       throw new InputError(
-        `${file}: --map ${field}=${wanted}: no such column; headers found: ${list(headers)}`,
+        `${shownPath(file)}: --map ${field}=${wanted}: no such column; headers found: ${list(headers)}`,
         'map_unknown_header',
         { file, line },
       );
@@ -52,7 +53,7 @@ export function mapColumns(
       if (first === undefined) continue;
       if (second !== undefined) {
         throw new InputError(
-          `${file}: columns ${matches.map((i) => i + 1).join(' and ')} are both ${JSON.stringify(headers[first])}; ` +
+          `${shownPath(file)}: columns ${matches.map((i) => i + 1).join(' and ')} are both ${JSON.stringify(headers[first])}; ` +
             'rename one so it is clear which is the ' +
             field,
           'duplicate_columns',
@@ -68,7 +69,7 @@ export function mapColumns(
   const missing = REQUIRED_FIELDS.filter((field) => columns[field] === undefined);
   if (missing.length > 0) {
     throw new InputError(
-      `${file}: missing required column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}; ` +
+      `${shownPath(file)}: missing required column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}; ` +
         `headers found${line > 1 ? ` (${unit} ${line})` : ''}: ${list(headers)}. ` +
         'Rename the columns or use --map field=Header (--header-row N if the header is another row).',
       'missing_columns',

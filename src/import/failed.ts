@@ -7,14 +7,16 @@
  * It is written as the input was: the same delimiter, and the same encoding when that encoding
  * can hold every value (else the file becomes UTF-8 with a BOM, which Excel and ccs-bulk both
  * read). A spreadsheet's rows are written as a CSV in UTF-8 with a BOM.
- * Rewritten each run (it lists this run's problems); mode 0600.
+ * Rewritten each run (it lists this run's problems): a new private (0600) file renamed over
+ * the old one, never written into it or through a link.
  */
-import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
+import { UsageError } from '../errors.js';
 import { csvSafeRecordWith } from '../csv-text.js';
 import { tempBeside } from '../temp-files.js';
 import type { Field } from './fields.js';
 import { writeFixItWorkbook } from './fix-it-workbook.js';
-import { lockOutput, openPrivate, writeFully } from './output-files.js';
+import { createPrivate, lockOutput, replacePrivate, writeFully } from './output-files.js';
 import { createDecoder } from './read/decode-text.js';
 import { encoderFor, type TextEncoding, UTF8_WITH_BOM } from './text-encoder.js';
 
@@ -45,7 +47,7 @@ export function openFailed(path: string, headers: readonly string[], options: Fa
   if (/\.xlsx$/i.test(path)) return lockedWorkbook(path, headers, options, lock);
   let fd: number;
   try {
-    fd = openPrivate(path, 'w');
+    fd = replacePrivate(path);
   } catch (error) {
     lock.release();
     throw error;
@@ -61,8 +63,9 @@ export function openFailed(path: string, headers: readonly string[], options: Fa
     let bytes = encoding.encode(text);
     if (bytes === undefined) {
       // A value the input's encoding cannot hold: the lines so far become UTF-8 (with a BOM).
+      const transcoded = transcodeToUtf8(path, fd, encoding.name);
       closeSync(fd);
-      fd = transcodeToUtf8(path, encoding.name);
+      fd = transcoded;
       encoding = UTF8_WITH_BOM;
       state.changed = true;
       bytes = encoding.encode(text)!;
@@ -103,31 +106,38 @@ export function openFailed(path: string, headers: readonly string[], options: Fa
   };
 }
 
-/** Rewrites `path` (in `from`) as UTF-8 with a BOM, atomically; returns it opened for appending. */
-function transcodeToUtf8(path: string, from: string): number {
+/**
+ * Rewrites the file open as `written` at `path` (in `from`) as UTF-8 with a BOM, atomically;
+ * returns the new file, open for writing at its end.
+ */
+function transcodeToUtf8(path: string, written: number, from: string): number {
   const temp = tempBeside(path);
-  const out = openPrivate(temp, 'wx');
-  const input = openSync(path, 'r');
+  const out = createPrivate(temp);
+  let input: number | undefined;
   try {
+    input = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    // The file read is the one this run wrote, not one swapped in under its name.
+    const [ours, read] = [fstatSync(written), fstatSync(input)];
+    if (ours.ino !== read.ino || ours.dev !== read.dev) throw new UsageError(`${path} was replaced while the run wrote it`, 'output_foreign');
     // Only a single-byte encoding can fail to hold a value: no BOM, no sequence across chunks.
     const decoder = createDecoder(from);
     writeFully(out, UTF8_WITH_BOM.bom, temp);
     const chunk = Buffer.allocUnsafe(65_536);
     for (;;) {
-      const read = readSync(input, chunk, 0, chunk.length, null);
-      if (read === 0) break;
-      writeFully(out, Buffer.from(decoder.decode(chunk.subarray(0, read)), 'utf8'), temp);
+      const count = readSync(input, chunk, 0, chunk.length, null);
+      if (count === 0) break;
+      writeFully(out, Buffer.from(decoder.decode(chunk.subarray(0, count)), 'utf8'), temp);
     }
     fsyncSync(out);
+    renameSync(temp, path);
   } catch (error) {
+    closeSync(out);
     rmSync(temp, { force: true });
     throw error;
   } finally {
-    closeSync(input);
-    closeSync(out);
+    if (input !== undefined) closeSync(input);
   }
-  renameSync(temp, path);
-  return openPrivate(path, 'a');
+  return out;
 }
 
 /** `--failed fix-me.xlsx`: the fix-it workbook, under the same lock as the CSV. */

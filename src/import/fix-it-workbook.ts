@@ -10,7 +10,7 @@ import { closeSync, openSync, unlinkSync } from 'node:fs';
 import { OutputError } from '../errors.js';
 import { tempBeside } from '../temp-files.js';
 import { FIELDS, type Field } from './fields.js';
-import { openPrivate, writeFully } from './output-files.js';
+import { replacePrivate, writeFully } from './output-files.js';
 import { syncZip } from './zip-sync.js';
 import * as parts from './fix-it-parts.js';
 
@@ -30,7 +30,7 @@ export interface FixItWorkbook {
 const ISSUE_START = new RegExp(`(?:^|; )(${FIELDS.join('|')}|"(?:[^"\\\\]|\\\\.)*"): `, 'g');
 
 export function writeFixItWorkbook(path: string, headers: readonly string[], options: FixItOptions): FixItWorkbook {
-  const fd = openPrivate(path, 'w');
+  const fd = replacePrivate(path);
   const notes = new TempText(path);
   const shapes = new TempText(path);
   const zip = syncZip(fd, path);

@@ -7,7 +7,7 @@ import { basename } from 'node:path';
 import { parse } from 'csv-parse';
 import { csvRecord } from '../csv-text.js';
 import { InputError, UsageError } from '../errors.js';
-import { openPrivate, writeFully } from './output-files.js';
+import { createPrivate, writeFully } from './output-files.js';
 import { OUTCOMES, type Outcome, RESULT_COLUMNS } from './results.js';
 
 export interface MergeSummary {
@@ -56,7 +56,7 @@ export async function mergeResults(files: readonly string[], out: string): Promi
   }
   const missing = missingRows(lines.size, lines);
   if (missing) throw mismatch(`rows ${missing} are in none of the files: a shard is missing or did not finish (resume it with --resume)`);
-  const fd = openPrivate(out, 'wx');
+  const fd = createPrivate(out);
   try {
     writeFully(fd, csvRecord(header ?? [...RESULT_COLUMNS], '\n'), out);
     for (let row = 1; row <= lines.size; row++) writeFully(fd, lines.get(row)!.text, out);

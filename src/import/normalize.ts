@@ -82,10 +82,8 @@ export function toIsoDate(value: string, format: DateFormat): string | undefined
 }
 
 /**
- * Undoes the export's formula-injection escape: a cell written as `'=…` (or `'+ '- '@`,
- * tab, CR) is read back without one quote. The export escapes `'=…` itself as `''=…`, so
- * stripping exactly one quote before any run of quotes + trigger round-trips every value.
+ * Undoes the formula-injection escape of the files ccs-bulk writes (export, results, --failed):
+ * a cell written as `'=…`, or with `;'=…` after a separator, is read back without that quote.
+ * The rule lives beside the escape, so the two stay each other's inverse.
  */
-export function unescapeFormula(value: string): string {
-  return value.charCodeAt(0) === 39 && /^'+[=+\-@\t\r]/.test(value) ? value.slice(1) : value;
-}
+export { unescapeFormula } from '../export/escape.js';

@@ -1,11 +1,27 @@
 /**
- * The import's output files: opened private (0600, also when they already existed), written
- * whole (a short write is finished, never left as a torn line), and never the input itself.
+ * The import's output files: private (0600), never written through a link or into a file the
+ * run did not make (a new file, or a new one renamed over the old), written whole (a short
+ * write is finished, never left as a torn line), and never the input itself.
  */
-import { fchmodSync, openSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  type Stats,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { resolve } from 'node:path';
 import { InputError, OutputError, UsageError } from '../errors.js';
 import { type FileLock, LockedError, lockFile } from '../lock.js';
+import { ownerOf, shownPath } from '../printable.js';
+import { tempBeside } from '../temp-files.js';
 import type { ByteRange } from './read/types.js';
 
 /** One run per output file: a file held by a live run is refused (exit 2), naming that run. */
@@ -18,16 +34,118 @@ export function lockOutput(path: string, what: string): FileLock {
   }
 }
 
-export function openPrivate(path: string, flags: string): number {
-  let fd: number;
+/**
+ * Opens a file this run makes itself: created new (O_EXCL, which never follows a link, even
+ * one to a file that does not exist yet), private (0600), for writing.
+ */
+export function createPrivate(path: string): number {
   try {
-    fd = openSync(path, flags, 0o600);
+    const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
+    // The umask may have taken bits away from 0600 (a 0400 file could not be appended to again).
     fchmodSync(fd, 0o600);
+    return fd;
   } catch (error) {
-    throw new UsageError(`cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`, 'output_unwritable');
+    throw cannotWrite(path, error);
+  }
+}
+
+/**
+ * A file rewritten whole by each run (a results file started afresh, the --failed file, the
+ * fix-it workbook): made new and private at a hidden name beside it, then renamed over `path`.
+ * Whatever stood at `path` is replaced, never written into or re-moded: a link planted there
+ * is refused, and a file of another user in a shared folder (sticky bit) cannot be replaced.
+ */
+export function replacePrivate(path: string): number {
+  refuseLink(path);
+  const temp = tempBeside(path);
+  const fd = createPrivate(temp);
+  try {
+    renameSync(temp, path);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw cannotWrite(path, error);
   }
   return fd;
 }
+
+/**
+ * Opens `path` to append to it (the log): created new when absent; otherwise only a regular
+ * file of the running user with no other name (a hard link would make another file grow), and
+ * never through a link.
+ */
+export function appendPrivate(path: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NOFOLLOW, 0o600);
+  } catch (error) {
+    throw cannotWrite(path, error);
+  }
+  try {
+    assertOwnFile(path, fstatSync(fd));
+    fchmodSync(fd, 0o600);
+  } catch (error) {
+    closeSync(fd);
+    throw error instanceof UsageError ? error : cannotWrite(path, error);
+  }
+  return fd;
+}
+
+/** Linux and macOS have it; elsewhere links are checked with lstat before opening. */
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+
+/** The running user's id (POSIX), or undefined where the platform has none. */
+const ownUid = process.getuid?.();
+
+/** A regular file, owned by the running user, with one name; else an `output_foreign` refusal. */
+export function assertOwnFile(path: string, stats: Stats): void {
+  if (!stats.isFile()) throw new UsageError(`cannot write ${shownPath(path)}: it is not a regular file`, 'output_foreign');
+  if (ownUid !== undefined && stats.uid !== ownUid) {
+    throw new UsageError(
+      `cannot write ${shownPath(path)}: it belongs to ${ownerOf(stats.uid)}, not to the user running ccs-bulk; ` +
+        'ccs-bulk only appends to its own files: remove it, or name another file',
+      'output_foreign',
+    );
+  }
+  if (stats.nlink > 1) {
+    throw new UsageError(
+      `cannot write ${shownPath(path)}: it has ${stats.nlink} names (hard links), so writing it would change another file too; remove it, or name another file`,
+      'output_foreign',
+    );
+  }
+}
+
+/** A symbolic link at an output path is refused, naming the path, its owner and where it points. */
+export function refuseLink(path: string): void {
+  let stats: Stats;
+  try {
+    stats = lstatSync(path);
+  } catch {
+    return;
+  }
+  if (!stats.isSymbolicLink()) return;
+  let target = '?';
+  try {
+    target = readlinkSync(path);
+  } catch {
+    // shown as '?'
+  }
+  throw new UsageError(
+    `${shownPath(path)} is a symbolic link (owned by ${ownerOf(stats.uid)}, pointing to ${shownPath(target)}): ` +
+      'ccs-bulk never writes through a link; remove it, or name the real file',
+    'output_link',
+  );
+}
+
+/** An open that failed: a link at the path is named as one; anything else by its errno. */
+function cannotWrite(path: string, error: unknown): UsageError {
+  if (error instanceof UsageError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  // ELOOP (O_NOFOLLOW), EEXIST (O_EXCL), or EACCES where the kernel protects links in sticky folders.
+  refuseLink(path);
+  return new UsageError(`cannot write ${shownPath(path)}: ${code ?? String(error)}`, 'output_unwritable');
+}
+
 
 /** Writes every byte (writeSync may write fewer); a failure stops the run cleanly. */
 export function writeFully(fd: number, text: string | Uint8Array, path: string): void {
@@ -99,6 +217,8 @@ export function checkDistinctPaths(files: { flag: string; path: string | undefin
   const seen: { flag: string; path: string; id: string }[] = [];
   for (const { flag, path } of files) {
     if (path === undefined) continue;
+    // An output is never a link: refused here, before anything is read or sent.
+    if (flag !== INPUT) refuseLink(path);
     let id = resolve(path);
     try {
       const stats = statSync(path);

@@ -25,6 +25,8 @@ export interface PlanInput {
   service: string | undefined;
   /** Called with the temp files of dead runs removed beside the results file. */
   onStaleTemps?: ((removed: string[]) => void) | undefined;
+  /** Called for a lock file found beside an output that was not believed and was replaced (lock.ts). */
+  onLockReplaced?: ((path: string, why: string) => void) | undefined;
 }
 
 export interface OpenPlan {
@@ -47,6 +49,7 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
   ]);
   // First: a live run holding the results file refuses this one before anything is read or decided.
   const resultsLock = lockOutput(input.results, 'results file');
+  if (resultsLock.replaced !== undefined) input.onLockReplaced?.(resultsLock.path, resultsLock.replaced);
   const swept = sweepStaleTemps([resultsLock]);
   if (swept.length > 0) input.onStaleTemps?.(swept);
   let source: RowSource;

@@ -9,7 +9,7 @@
 import { closeSync, fsyncSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { tempBeside } from '../temp-files.js';
-import { openPrivate, writeFully } from './output-files.js';
+import { createPrivate, writeFully } from './output-files.js';
 
 export interface ResultsMeta {
   /** Which command wrote the results file. */
@@ -53,7 +53,7 @@ export function writeMeta(results: string, meta: ResultsMeta): void {
     null,
     2,
   )}\n`;
-  const fd = openPrivate(temp, 'wx');
+  const fd = createPrivate(temp);
   try {
     writeFully(fd, text, temp);
     fsyncSync(fd);

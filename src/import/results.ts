@@ -12,7 +12,8 @@ import { KeySet } from './key-set.js';
 import { unescapeFormula } from './normalize.js';
 import type { FileLock } from '../lock.js';
 import { tempBeside } from '../temp-files.js';
-import { BlockWriter, lockOutput, openPrivate, writeFully } from './output-files.js';
+import { shownPath } from '../printable.js';
+import { BlockWriter, createPrivate, lockOutput, refuseLink, replacePrivate, writeFully } from './output-files.js';
 import { assertSameService, readMeta, type ResultsMeta, writeMeta } from './results-meta.js';
 import { sortResults } from './sort-results.js';
 import type { ByteRange } from './read/types.js';
@@ -154,7 +155,7 @@ export async function assertResultsUsable(
   if (meta?.writtenBy === 'validate') return { exists, replacesValidate: true };
   const by = meta?.service === undefined ? '' : ` (written by an import against ${meta.service})`;
   throw new UsageError(
-    `results file ${path} already exists${by}: add --resume to continue that import, or --overwrite to replace it`,
+    `results file ${shownPath(path)} already exists${by}: add --resume to continue that import, or --overwrite to replace it`,
     'results_exist',
   );
 }
@@ -171,12 +172,11 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
     // A file with no complete line (a crash while it was being created) records nothing.
     if (exists && options.resume && !replacesValidate && completeLength(path) > 0) {
       const kept = await compactForResume(path);
-      ({ created, lastRow, ordered } = kept);
+      ({ created, lastRow, ordered, fd } = kept);
       writeMeta(path, options.meta);
-      fd = openPrivate(path, 'a');
     } else {
       writeMeta(path, options.meta);
-      fd = openPrivate(path, 'w');
+      fd = replacePrivate(path);
       writeFully(fd, csvSafeRecord(resultsHeader(options.headers, options.dropColumn), '\n'), path);
     }
   } catch (error) {
@@ -219,13 +219,13 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
  * and gets a fresh line), drop a torn last line, and swap the file in atomically. So after
  * any number of crashes and resumes each row has at most one `created` line.
  */
-async function compactForResume(path: string): Promise<{ created: KeySet; lastRow: number; ordered: boolean }> {
+async function compactForResume(path: string): Promise<{ created: KeySet; lastRow: number; ordered: boolean; fd: number }> {
   const complete = completeLength(path);
   const created = new KeySet();
   let lastRow = 0;
   let ordered = true;
   const temp = tempBeside(path);
-  const out = openPrivate(temp, 'wx');
+  const out = createPrivate(temp);
   try {
     let header: string[] | undefined;
     const parser = createReadStream(path, { start: 0, end: complete - 1 }).pipe(
@@ -267,14 +267,17 @@ async function compactForResume(path: string): Promise<{ created: KeySet; lastRo
     if (error instanceof CcsError) throw error;
     throw new UsageError(`cannot read results file ${path} to resume: ${(error as Error).message}`, 'results_unreadable');
   }
-  closeSync(out);
   try {
+    refuseLink(path);
     renameSync(temp, path);
   } catch (error) {
+    closeSync(out);
     rmSync(temp, { force: true });
-    throw new UsageError(`cannot replace ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`, 'output_unwritable');
+    if (error instanceof CcsError) throw error;
+    throw new UsageError(`cannot replace ${shownPath(path)}: ${(error as NodeJS.ErrnoException).code ?? error}`, 'output_unwritable');
   }
-  return { created, lastRow, ordered };
+  // The compacted file stays open and is appended to: the name is never opened again for writing.
+  return { created, lastRow, ordered, fd: out };
 }
 
 /** Length of the file up to and including its last newline: a torn last line is left out. */

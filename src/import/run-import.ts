@@ -69,6 +69,8 @@ export interface ImportClientsOptions extends ImportSettings {
   onPlan?: (plan: ImportPlan) => void;
   /** Called with the temp files of dead runs removed beside the results file. */
   onStaleTemps?: ((removed: string[]) => void) | undefined;
+  /** Called for a lock file found beside an output that was not believed and was replaced (lock.ts). */
+  onLockReplaced?: ((path: string, why: string) => void) | undefined;
   /**
    * The service as the results file records it (results-meta.ts); default: the service's base
    * URL. --resume refuses a results file written against another.
@@ -284,6 +286,7 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
     dryRun,
     service: options.serviceIdentity ?? service?.baseUrl,
     onStaleTemps: options.onStaleTemps,
+    onLockReplaced: options.onLockReplaced,
   });
   const { source, results: resultsFile, failedFile } = opened;
   const closeFiles = async (sort: boolean, beforeSort?: () => Promise<void>) => {

@@ -12,7 +12,7 @@ import { parse } from 'csv-parse';
 import { csvRecord } from '../csv-text.js';
 import { OutputError } from '../errors.js';
 import { tempBeside } from '../temp-files.js';
-import { openPrivate, writeFully } from './output-files.js';
+import { createPrivate, writeFully } from './output-files.js';
 
 /** Bytes of results lines held at once. */
 const CHUNK_BYTES = 8 * 1024 * 1024;
@@ -69,7 +69,7 @@ function sorted(lines: Line[]): Iterable<Line> {
 
 function writeRun(path: string, lines: Line[]): string {
   const run = tempBeside(path);
-  const fd = openPrivate(run, 'wx');
+  const fd = createPrivate(run);
   try {
     const out = new BytesWriter(fd, run);
     for (const line of sorted(lines)) out.write(line.bytes);
@@ -129,7 +129,7 @@ function replaceWithMerge(path: string, header: Buffer, runs: string[]): Promise
 /** `path` written anew through a temp file beside it, fsynced and renamed over it: a crash leaves the old file whole. */
 async function rewrite(path: string, header: Buffer, body: (out: BytesWriter) => void | Promise<void>): Promise<void> {
   const temp = tempBeside(path);
-  const fd = openPrivate(temp, 'wx');
+  const fd = createPrivate(temp);
   try {
     const out = new BytesWriter(fd, temp);
     out.write(header);

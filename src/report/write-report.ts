@@ -5,6 +5,7 @@
  */
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { OutputError } from '../errors.js';
+import { shownPath } from '../printable.js';
 import { tempBeside } from '../temp-files.js';
 import type { ReportNotes } from './collect.js';
 import { page } from './html.js';
@@ -41,7 +42,12 @@ export function writeReport(path: string, html: string): void {
     renameSync(temp, path);
   } catch (error) {
     if (fd !== undefined) closeSync(fd);
-    rmSync(temp, { force: true });
-    throw new OutputError(`cannot write the review page ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`, { cause: error });
+    // `force` ignores only a missing file: a path under a file (ENOTDIR) would throw from here.
+    try {
+      rmSync(temp, { force: true });
+    } catch {
+      // never made
+    }
+    throw new OutputError(`cannot write the review page ${shownPath(path)}: ${(error as NodeJS.ErrnoException).code ?? error}`, { cause: error });
   }
 }

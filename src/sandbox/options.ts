@@ -7,13 +7,14 @@ import { UsageError } from '../errors.js';
 import type { SignatureScheme } from '../service/signing.js';
 import { SANDBOX_DEFAULTS } from './defaults.js';
 import { DEFAULT_FAULTS, type FaultSettings, type LatencyStep, type OutageWindow } from './faults.js';
+import type { ListeningAddress } from './reach.js';
 import type { SandboxStats } from './routes.js';
 import type { SandboxStore } from './store.js';
 
 const badOption = (message: string) => new UsageError(message, 'bad_option');
 
 export interface SandboxOptions {
-  /** default '127.0.0.1' */
+  /** default '127.0.0.1'; on an address other machines reach, a given token must be strong (reach.ts) */
   host?: string;
   /** default 0 (ephemeral) */
   port?: number;
@@ -72,8 +73,13 @@ export interface SandboxTls {
 }
 
 export interface Sandbox {
-  /** e.g. http://127.0.0.1:54321, https:// with `tls`, + basePath (no trailing slash; API paths are /v1/...) */
+  /**
+   * Where a client on this machine connects: e.g. http://127.0.0.1:54321 (a loopback address when
+   * listening on every interface), https:// with `tls`, + basePath (no trailing slash; API paths are /v1/...)
+   */
   url: string;
+  /** Where the server is bound (`http://0.0.0.0:4010` on every interface), and whether only this machine can connect. */
+  listening: ListeningAddress;
   /** With `tls`: the CA and, for mutual TLS, the client certificate. */
   tls: SandboxTls | undefined;
   token: string;

@@ -11,6 +11,7 @@ import { parsePublicKey, type SignatureCheck } from './auth.js';
 import { Faults } from './faults.js';
 import { requestListener, type SandboxState } from './handle.js';
 import { resolveOptions, type Sandbox, type SandboxOptions, type SandboxTls } from './options.js';
+import { checkReach, listeningAddress } from './reach.js';
 import { createRequestIds } from './respond.js';
 import { emptyStats } from './routes.js';
 import { seedClients } from './seed.js';
@@ -21,6 +22,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const resolved = resolveOptions(options);
   // Every option is checked before the slow part (RSA-4096 generation) starts.
   const faults = new Faults(resolved.faults, resolved.seedRandom);
+  await checkReach(resolved.host, resolved.token);
   let publicKeyPem = options.publicKeyPem;
   let privateKeyPem: string | undefined;
   if (publicKeyPem === undefined && resolved.verifySignatures) {
@@ -54,8 +56,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   await listen(server, resolved.host, resolved.port);
 
   let closing: Promise<void> | undefined;
+  const bound = server.address() as AddressInfo;
+  const protocol = tls ? 'https' : 'http';
   return {
-    url: `${tls ? 'https' : 'http'}://${loopbackHost(server.address() as AddressInfo)}${resolved.basePath}`,
+    url: `${protocol}://${loopbackHost(bound)}${resolved.basePath}`,
+    listening: listeningAddress(protocol, bound.address, bound.port, resolved.basePath),
     tls,
     token: resolved.token,
     publicKeyPem,

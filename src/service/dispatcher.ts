@@ -9,7 +9,7 @@ import { rootCertificates } from 'node:tls';
 import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
 import { UsageError } from '../errors.js';
-import { redactUrl } from './url.js';
+import { redactUrlValue } from './url.js';
 
 /**
  * undici, loaded with the first transport rather than with this module: `validate` and the
@@ -100,7 +100,7 @@ export function bypassesProxy(hostname: string, port: number, noProxy: string | 
 
 /** Which proxy, if any, requests to `origin` go through. */
 export function proxyFor(origin: URL, network: NetworkSettings): Pick<Transport, 'proxy' | 'proxySource'> {
-  if (network.proxy !== undefined) return { proxy: redactUrl(network.proxy), proxySource: '--proxy' };
+  if (network.proxy !== undefined) return { proxy: redactUrlValue(network.proxy), proxySource: '--proxy' };
   const env = network.env ?? {};
   const https = origin.protocol === 'https:';
   // undici: an https origin uses HTTPS_PROXY, falling back to HTTP_PROXY.
@@ -111,7 +111,7 @@ export function proxyFor(origin: URL, network: NetworkSettings): Pick<Transport,
   const port = Number.parseInt(origin.port, 10) || (https ? 443 : 80);
   if (bypassesProxy(hostname, port, env.noProxy)) return { proxy: undefined, proxySource: undefined };
   return {
-    proxy: redactUrl(chosen),
+    proxy: redactUrlValue(chosen),
     proxySource: https && env.httpsProxy !== undefined ? 'HTTPS_PROXY' : 'HTTP_PROXY',
   };
 }
@@ -129,15 +129,20 @@ export function createTransport(
   const tls = network.tls ?? {};
   const connect = {
     timeout: options.connectTimeoutMs,
+    // Set on every connection, never left to Node's default: NODE_TLS_REJECT_UNAUTHORIZED=0 in
+    // the environment (set machine-wide on some CI runners) would otherwise turn checks off.
+    rejectUnauthorized: true,
     ...(tls.ca !== undefined && { ca: trustedCas(tls.ca) }),
     ...(tls.cert !== undefined && { cert: tls.cert }),
     ...(tls.key !== undefined && { key: tls.key }),
   };
+  // The proxy's own TLS (an https:// proxy) is verified too, against the same extra CAs.
+  const proxyTls = { timeout: options.connectTimeoutMs, rejectUnauthorized: true, ...(tls.ca !== undefined && { ca: trustedCas(tls.ca) }) };
   const route = proxyFor(origin, network);
   const pool = { connections: options.connections, keepAliveTimeout: 30_000 };
   if (network.proxy !== undefined) {
     checkProxyUrl(network.proxy, '--proxy');
-    const dispatcher = new (undici().ProxyAgent)({ uri: network.proxy, requestTls: connect, proxyTls: { timeout: options.connectTimeoutMs }, ...pool });
+    const dispatcher = new (undici().ProxyAgent)({ uri: network.proxy, requestTls: connect, proxyTls, ...pool });
     return { dispatcher, ...route };
   }
   if (route.proxy !== undefined) {
@@ -151,6 +156,7 @@ export function createTransport(
       noProxy: env.noProxy ?? '',
       connect,
       requestTls: connect,
+      proxyTls,
       ...pool,
     });
     return { dispatcher, ...route };

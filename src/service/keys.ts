@@ -1,6 +1,7 @@
 import { createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
+import { printable } from '../printable.js';
 import { REQUIRED_MODULUS_BITS } from './signing.js';
 
 export interface LoadedKey {
@@ -49,9 +50,16 @@ export async function loadSigningKey(file: string): Promise<LoadedKey> {
     );
   }
   const warnings: string[] = [];
-  if ((mode & 0o077) !== 0) {
+  // Every account able to read it: refused, as ssh refuses such a key; its group: said.
+  if ((mode & 0o007) !== 0) {
+    throw new UsageError(
+      `signing key ${printable(file)} is readable by every user (mode ${(mode & 0o777).toString(8)}); run: chmod 600 ${printable(file)}`,
+      'key_invalid',
+    );
+  }
+  if ((mode & 0o070) !== 0) {
     warnings.push(
-      `signing key ${file} is readable by other users (mode ${(mode & 0o777).toString(8)}); run: chmod 600 ${file}`,
+      `signing key ${printable(file)} is readable by its group (mode ${(mode & 0o777).toString(8)}); run: chmod 600 ${printable(file)}`,
     );
   }
   return { key, warnings };

@@ -6,7 +6,8 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { AuthError, ServiceError } from '../errors.js';
-import { redactSecrets } from '../redact.js';
+import { printable } from '../printable.js';
+import { redactToken } from '../redact.js';
 import { errorBodySchema } from './schemas.js';
 
 /** A List Clients page of 1,000 clients with documents is ~1–2 MB; nothing documented comes near. */
@@ -88,16 +89,13 @@ function discard(body: Dispatcher.ResponseData['body']): void {
   body.destroy();
 }
 
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
-
 /**
- * Server text for messages: the token (and anything shaped like one) redacted, control
- * characters shown as \uXXXX (no terminal escapes, no line breaks in a results cell), and
- * cut to a readable length.
+ * Server text for messages: the token (in any case, percent- or base64-encoded, and anything
+ * shaped like one) redacted, control characters and bidi overrides shown as \uXXXX (no terminal
+ * escapes, no line breaks in a results cell, no text turned around), and cut to a readable length.
  */
 export function cleanServerText(text: string, token: string): string {
-  let clean = token.length >= 4 ? text.replaceAll(token, '[redacted]') : text;
-  clean = redactSecrets(clean).replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const clean = printable(redactToken(text, token));
   return clean.length > MAX_TEXT ? `${clean.slice(0, MAX_TEXT)}…` : clean;
 }
 
@@ -127,7 +125,9 @@ export function errorFromResponse(status: number, text: string, requestId: strin
     docUrl: cleanOptional(body?.doc_url, token),
     details: body?.details,
   };
-  const what = cleanServerText(body?.message ?? (text.trim().slice(0, 200) || 'no error body'), token);
+  // Cut after redaction: a cut through an echoed token would leave its start unredacted.
+  const message = body?.message ?? undefined;
+  const what = message !== undefined ? cleanServerText(message, token) : cleanServerText(text.trim(), token).slice(0, 200) || 'no error body';
   const label = [status, info.type, info.errorCode].filter(Boolean).join(' ');
   const hint = AUTH_HINTS[status];
   if (hint !== undefined)

@@ -79,7 +79,18 @@ export function isLoopback(hostname: string): boolean {
   return false;
 }
 
-/** `http://user:secret@proxy:3128` → `http://[redacted]@proxy:3128`: credentials in a URL are never printed. */
+/**
+ * `http://user:secret@proxy:3128` → `http://[redacted]@proxy:3128`: credentials in a URL are
+ * never printed. As a URL parser reads it, the credentials run to the last `@` before the
+ * host's end (`/`, `?`, `#`, `\`), so a password holding an `@` is hidden whole; in running
+ * text, a space ends the URL too. A scheme is at most 32 characters: unbounded, a server's
+ * `a.a.a.…` would cost time growing with the square of its length.
+ */
 export function redactUrl(text: string): string {
-  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/\s@]*@/gi, '$1[redacted]@');
+  return text.replace(/\b([a-z][a-z0-9+.-]{0,31}:\/\/)[^/?#\\\s]*@/gi, '$1[redacted]@');
+}
+
+/** redactUrl for a value that is one URL as typed (a flag's, a setting's): a space in its password too. */
+export function redactUrlValue(value: string): string {
+  return redactUrl(value.replace(/^(\s*[a-z][a-z0-9+.-]{0,31}:\/\/)[^/?#\\]*@/i, '$1[redacted]@'));
 }

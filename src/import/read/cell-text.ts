@@ -12,7 +12,10 @@ export function cellText(value: unknown, numFmt: string | undefined, date1904: b
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;
   if (typeof value === 'number') {
-    return isDateFormat(numFmt) ? isoDate(excelToDate(value, date1904)) : formatNumber(value, numFmt);
+    if (!isDateFormat(numFmt)) return formatNumber(value, numFmt);
+    // A serial past the years a Date holds (±275,000) is no date: shown as the number it is.
+    const date = excelToDate(value, date1904);
+    return Number.isNaN(date.getTime()) ? formatNumber(value, numFmt) : isoDate(date);
   }
   if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
   if (value instanceof Date) return isoDate(value);

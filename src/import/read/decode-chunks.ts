@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { InputError } from '../../errors.js';
+import { shownPath } from '../../printable.js';
 import { createDecoder } from './decode-text.js';
 import { firstInvalidUtf8, sequenceAt } from './detect-encoding.js';
 import type { InvalidByteQueue } from './invalid-bytes.js';
@@ -100,14 +101,14 @@ export async function* utf8Chunks(
     if (nul !== -1) {
       const line = lines.lineAt(bytes, nul);
       throw new InputError(
-        `${file}: contains NUL bytes (line ${line}): is this really a CSV file?`,
+        `${shownPath(file)}: contains NUL bytes (line ${line}): is this really a CSV file?`,
         'input_binary',
         { file, line },
       );
     }
     if (fault) {
       const line = lines.lineAt(bytes, bytes.length);
-      throw new InputError(`${file}: line ${line}: ${fault}`, 'input_encoding', { file, line });
+      throw new InputError(`${shownPath(file)}: line ${line}: ${fault}`, 'input_encoding', { file, line });
     }
     lines.advance(bytes);
   }

@@ -1,5 +1,6 @@
 import { CsvError } from 'csv-parse';
 import { type CodeOf, InputError } from '../../errors.js';
+import { shownPath } from '../../printable.js';
 
 export interface ParseContext {
   file: string;
@@ -20,13 +21,13 @@ export function explainCsvError(error: unknown, context: ParseContext): InputErr
   const { file, recordLine } = context;
   if (!(error instanceof CsvError)) {
     const reason = error instanceof Error ? error.message : String(error);
-    return new InputError(`${file}: cannot read the file: ${reason}`, 'input_unreadable', {
+    return new InputError(`${shownPath(file)}: cannot read the file: ${reason}`, 'input_unreadable', {
       file,
       cause: error,
     });
   }
   const at = (line: number, message: string, code: CodeOf<'InputError'>) =>
-    new InputError(`${file}: line ${line}: ${message}`, code, { file, line, cause: error });
+    new InputError(`${shownPath(file)}: line ${line}: ${message}`, code, { file, line, cause: error });
   const errorLine =
     typeof error.lines === 'number' ? Math.max(recordLine, error.lines - context.drift) : recordLine;
   const column = typeof error.column === 'number' ? ` (column ${error.column + 1})` : '';

@@ -34,6 +34,10 @@ export async function openRows(file: string, options: ReadOptions = {}): Promise
     const { openXlsx } = await import('./read-xlsx.js');
     return openXlsx(inspected, options);
   }
+  if (inspected.format === 'ods') {
+    const { openOds } = await import('./read-ods.js');
+    return openOds(inspected, options);
+  }
   const { openWorkbook } = await import('./read-workbook.js');
   return openWorkbook({ ...inspected, format: inspected.format }, options);
 }

@@ -1,6 +1,7 @@
 import { open, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { InputError } from '../../errors.js';
+import { shownPath } from '../../printable.js';
 import type { SourceFormat } from './types.js';
 
 /** Enough to sniff a delimiter and an encoding; sniffing never reads further. */
@@ -43,11 +44,11 @@ export async function inspectFile(file: string): Promise<InspectedFile> {
   // Before the directory check: a .numbers document can be a macOS bundle (a directory).
   const extension = extname(file).toLowerCase();
   const unsupported = UNSUPPORTED[extension];
-  if (unsupported) throw new InputError(`${file} is ${unsupported}: ${SAVE_AS}`, 'input_format', { file });
+  if (unsupported) throw new InputError(`${shownPath(file)} is ${unsupported}: ${SAVE_AS}`, 'input_format', { file });
   if (stats.isDirectory())
-    throw new InputError(`${file} is a directory, not a file`, 'input_not_file', { file });
-  if (!stats.isFile()) throw new InputError(`${file} is not a regular file`, 'input_not_file', { file });
-  if (stats.size === 0) throw new InputError(`${file} is empty`, 'input_empty', { file });
+    throw new InputError(`${shownPath(file)} is a directory, not a file`, 'input_not_file', { file });
+  if (!stats.isFile()) throw new InputError(`${shownPath(file)} is not a regular file`, 'input_not_file', { file });
+  if (stats.size === 0) throw new InputError(`${shownPath(file)} is empty`, 'input_empty', { file });
 
   const sample = await readSample(file, Math.min(stats.size, SAMPLE_BYTES));
   const isZip = startsWith(sample, ZIP) || startsWith(sample, EMPTY_ZIP);
@@ -62,14 +63,16 @@ export async function inspectFile(file: string): Promise<InspectedFile> {
   const odsType = ODS_MIMETYPE.test(Buffer.from(sample.subarray(30, 140)).toString('latin1'));
   if (isZip && (odsType || extension === '.ods')) return found('ods');
   if (extension === '.ods') {
-    throw new InputError(`${file} is not an OpenDocument spreadsheet (no .ods signature)`, 'input_format', { file });
+    throw new InputError(`${shownPath(file)} is not an OpenDocument spreadsheet (no .ods signature)`, 'input_format', { file });
   }
+  // An .xlsx saved under an .xls name (as some web exports do) is read as what it is.
+  if (isZip && extension === '.xls') return found('xlsx');
   // An .xls, or an .xlsx saved with a password (an OLE container holding the encrypted workbook).
   if (startsWith(sample, OLE) || extension === '.xls') return found('xls');
   if (XLSX_EXTENSIONS.has(extension)) {
     if (!isZip) {
       throw new InputError(
-        `${file} is not an .xlsx workbook (no zip signature): if it is a CSV file renamed, give it a .csv extension`,
+        `${shownPath(file)} is not an .xlsx workbook (no zip signature): if it is a CSV file renamed, give it a .csv extension`,
         'input_format',
         { file },
       );
@@ -78,13 +81,13 @@ export async function inspectFile(file: string): Promise<InspectedFile> {
   }
   if (isZip) {
     throw new InputError(
-      `${file} is a zip archive, not a CSV file: if it is an Excel workbook give it the .xlsx extension, otherwise ${SAVE_AS}`,
+      `${shownPath(file)} is a zip archive, not a CSV file: if it is an Excel workbook give it the .xlsx extension, otherwise ${SAVE_AS}`,
       'input_format',
       { file },
     );
   }
   if (startsWith(sample, GZIP)) {
-    throw new InputError(`${file} is gzip-compressed: decompress it first`, 'input_format', { file });
+    throw new InputError(`${shownPath(file)} is gzip-compressed: decompress it first`, 'input_format', { file });
   }
   return found('csv');
 }
@@ -110,14 +113,14 @@ async function readSample(file: string, length: number): Promise<Buffer> {
 export function fileError(file: string, error: unknown): InputError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === 'ENOENT')
-    return new InputError(`${file}: no such file`, 'input_missing', { file, cause: error });
+    return new InputError(`${shownPath(file)}: no such file`, 'input_missing', { file, cause: error });
   if (code === 'EACCES' || code === 'EPERM') {
-    return new InputError(`${file}: permission denied`, 'input_unreadable', { file, cause: error });
+    return new InputError(`${shownPath(file)}: permission denied`, 'input_unreadable', { file, cause: error });
   }
   if (code === 'EISDIR')
-    return new InputError(`${file} is a directory, not a file`, 'input_not_file', { file });
+    return new InputError(`${shownPath(file)} is a directory, not a file`, 'input_not_file', { file });
   const reason = error instanceof Error ? error.message : String(error);
-  return new InputError(`${file}: cannot read the file: ${reason}`, 'input_unreadable', {
+  return new InputError(`${shownPath(file)}: cannot read the file: ${reason}`, 'input_unreadable', {
     file,
     cause: error,
   });

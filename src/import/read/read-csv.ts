@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { InputError } from '../../errors.js';
+import { shownPath } from '../../printable.js';
 import { LineCounter, utf8Chunks } from './decode-chunks.js';
 import { decodeWindows1252 } from './decode-text.js';
 import { detectEncoding, settleEncoding } from './detect-encoding.js';
@@ -17,7 +18,7 @@ export async function openCsv(inspected: InspectedFile, options: ReadOptions): P
   const maxRecordSize = options.maxRecordSize ?? DEFAULT_MAX_RECORD_SIZE;
   const detected = detectEncoding(sample, options.encoding, complete);
   let sampleText = decodeSample(sample.subarray(detected.bomLength), detected.encoding, complete);
-  if (complete && sampleText.trim() === '') throw new InputError(`${file} is empty`, 'input_empty', { file });
+  if (complete && sampleText.trim() === '') throw new InputError(`${shownPath(file)} is empty`, 'input_empty', { file });
   refuseBinary(file, sampleText, detected.source === 'option');
   // After the binary check: a file that is not text is not read through.
   const encoding = await settleEncoding(file, detected, sample.length);
@@ -54,7 +55,7 @@ export async function openCsv(inspected: InspectedFile, options: ReadOptions): P
   try {
     const split = await splitHeader(records, { file, headerRow: options.headerRow, headerTest: options.headerTest });
     if (split === undefined) {
-      throw new InputError(`${file} has no header row: it holds only blank lines`, 'input_empty', { file });
+      throw new InputError(`${shownPath(file)} has no header row: it holds only blank lines`, 'input_empty', { file });
     }
     return {
       info: { ...info, header: split.header },
@@ -91,7 +92,7 @@ function refuseBinary(file: string, text: string, encodingGiven: boolean): void 
   const what = nul !== -1 ? 'contains NUL bytes' : 'contains binary control characters';
   // A UTF-16 file read with a forced 8-bit --encoding shows NULs too.
   const hint = encodingGiven ? ' (or is --encoding wrong for it?)' : '';
-  throw new InputError(`${file}: ${what} (line ${line}): is this really a CSV file?${hint}`, 'input_binary', {
+  throw new InputError(`${shownPath(file)}: ${what} (line ${line}): is this really a CSV file?${hint}`, 'input_binary', {
     file,
     line,
   });

@@ -1,9 +1,11 @@
 /**
- * Reads one sheet of an .ods or .xls (BIFF5/BIFF8, and the HTML or XML files older programs
- * save as .xls) with SheetJS. These formats are read whole, so the file's size is bounded.
+ * Reads one sheet of an .xls (BIFF2–BIFF8, and the HTML, XML or text files older programs save
+ * as .xls) with SheetJS. It reads the file whole, so the file's size is bounded, and it is
+ * handed only what xls-source.ts has made safe: counted, checked records.
  */
 import { readFile } from 'node:fs/promises';
 import { InputError } from '../../errors.js';
+import { printable, shownPath } from '../../printable.js';
 import { formatBytes } from './explain-csv-error.js';
 import { cellText, isoDate } from './cell-text.js';
 import type { InspectedFile } from './inspect-file.js';
@@ -11,19 +13,19 @@ import { noSheet } from './read-xlsx.js';
 import { splitHeader } from './shape-records.js';
 import { targetSheet } from './sheet-choice.js';
 import type { LineRecord, ReadOptions, RowSource } from './types.js';
-import { openZip, readText } from './zip-archive.js';
+import { PROTECTED, xlsSource } from './xls-source.js';
+import { MAX_COLUMNS, MAX_ROWS } from './xlsx-sheet.js';
 
 /**
  * Whole-file formats: SheetJS holds the workbook as objects, ~30× the file's size for an .xls
- * (BIFF8 has at most 65,536 rows a sheet) and more for a compressed .ods: this keeps the peak
- * under ~1 GB. Larger files are refused with the way out (.xlsx and .csv stream).
+ * (BIFF8 has at most 65,536 rows a sheet): this keeps the peak under ~1 GB, with the cells
+ * counted before (xls-source.ts). Larger files are refused with the way out (.xlsx, .ods and
+ * .csv stream).
  */
-export const WHOLE_FILE_LIMITS: Record<'ods' | 'xls', number> = {
+export const WHOLE_FILE_LIMITS: Record<'xls', number> = {
   xls: 32 * 1024 * 1024,
-  ods: 8 * 1024 * 1024,
 };
 
-const PROTECTED = 'the workbook is password-protected: save an unprotected copy';
 const BATCH = 1000;
 
 interface SheetjsCell {
@@ -33,24 +35,22 @@ interface SheetjsCell {
   z?: unknown;
 }
 
-export async function openWorkbook(inspected: InspectedFile & { format: 'ods' | 'xls' }, options: ReadOptions): Promise<RowSource> {
+export async function openWorkbook(inspected: InspectedFile & { format: 'xls' }, options: ReadOptions): Promise<RowSource> {
   const { file, format, sizeBytes } = inspected;
   const limit = WHOLE_FILE_LIMITS[format];
   if (sizeBytes > limit) {
     throw new InputError(
-      `${file} is ${formatBytes(sizeBytes)}: .${format} files are read whole, up to ${formatBytes(limit)}; ` +
+      `${shownPath(file)} is ${formatBytes(sizeBytes)}: .${format} files are read whole, up to ${formatBytes(limit)}; ` +
         'save it as .xlsx or .csv (File › Save As), which are read as a stream, and import that',
       'input_too_large',
       { file },
     );
   }
+  // Checked before SheetJS is loaded: a file refused costs no more than its reading.
+  const bytes = xlsSource(await readFile(file), file);
   const XLSX = await import('@e965/xlsx');
   // BIFF5 (Excel 95) text is in the workbook's code page: SheetJS needs the tables to decode it.
   XLSX.set_cptable(await import('@e965/xlsx/dist/cpexcel.full.mjs'));
-  const bytes = await readFile(file);
-  if (isEncryptedOoxml(XLSX, bytes) || (format === 'ods' && (await isEncryptedOds(file)))) {
-    throw new InputError(`${file}: ${PROTECTED}`, 'input_protected', { file });
-  }
   let workbook: import('@e965/xlsx').WorkBook;
   try {
     workbook = quietly(() =>
@@ -58,22 +58,24 @@ export async function openWorkbook(inspected: InspectedFile & { format: 'ods' | 
     );
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    if (/password-protected/i.test(reason)) throw new InputError(`${file}: ${PROTECTED}`, 'input_protected', { file });
-    throw new InputError(`${file}: cannot read the workbook (${reason}): is it a valid .${format} file?`, 'input_xlsx', {
+    if (/password-protected/i.test(reason)) throw new InputError(`${shownPath(file)}: ${PROTECTED}`, 'input_protected', { file });
+    throw new InputError(`${shownPath(file)}: cannot read the workbook (${reason}): is it a valid .${format} file?`, 'input_xlsx', {
       file,
       cause: error,
     });
   }
   const names = workbook.SheetNames;
-  if (names.length === 0) throw new InputError(`${file}: the workbook has no sheets`, 'input_empty', { file });
+  if (names.length === 0) throw new InputError(`${shownPath(file)}: the workbook has no sheets`, 'input_empty', { file });
   const name = targetSheet(options.sheet, names);
   if (name === undefined) throw noSheet(file, options.sheet ?? '', names);
-  const sheet = workbook.Sheets[name]!;
+  // A damaged workbook can name a sheet SheetJS found no records for: an empty one.
+  const sheet = workbook.Sheets[name] ?? {};
   const date1904 = workbook.Workbook?.WBProps?.date1904 === true;
   const dense = (sheet as { '!data'?: (SheetjsCell | undefined)[][] })['!data'] ?? [];
+  checkGrid(dense, file, name);
   const records = sheetRecords(dense, date1904);
   const split = await splitHeader(records, { file, headerRow: options.headerRow, headerTest: options.headerTest, pad: true });
-  if (split === undefined) throw new InputError(`${file}: sheet "${name}" is empty`, 'input_empty', { file });
+  if (split === undefined) throw new InputError(`${shownPath(file)}: sheet "${name}" is empty`, 'input_empty', { file });
   let read = 0;
   return {
     info: {
@@ -104,10 +106,10 @@ export async function openWorkbook(inspected: InspectedFile & { format: 'ods' | 
 }
 
 /**
- * Runs SheetJS with the console silenced. It prints its own diagnostics there (LibreOffice's
- * conditional number formats give one "ODS number format may be incorrect" line per style),
- * which would reach the user's terminal between ccs-bulk's lines; the values it reads are not
- * affected. The read is synchronous: nothing else of ours runs while the console is quiet.
+ * Runs SheetJS with the console silenced. It prints its own diagnostics there (a line per
+ * record type it does not know, per number format it cannot map), which would reach the
+ * user's terminal between ccs-bulk's lines; the values it reads are not affected. The read is
+ * synchronous: nothing else of ours runs while the console is quiet.
  */
 function quietly<T>(read: () => T): T {
   const { error, warn, log } = console;
@@ -119,26 +121,22 @@ function quietly<T>(read: () => T): T {
   }
 }
 
-/** An OOXML workbook saved with a password is an OLE container holding the encrypted package. */
-function isEncryptedOoxml(XLSX: typeof import('@e965/xlsx'), bytes: Buffer): boolean {
-  if (bytes.readUInt32BE(0) !== 0xd0cf11e0) return false;
-  try {
-    const container = XLSX.CFB.read(bytes, { type: 'buffer' });
-    return XLSX.CFB.find(container, 'EncryptedPackage') !== null || XLSX.CFB.find(container, 'EncryptionInfo') !== null;
-  } catch {
-    return false;
-  }
-}
-
-/** An .ods saved with a password keeps its zip, and its manifest names how each part is encrypted. */
-async function isEncryptedOds(file: string): Promise<boolean> {
-  const zip = await openZip(file).catch(() => undefined);
-  if (zip === undefined) return false;
-  try {
-    const manifest = zip.entry('META-INF/manifest.xml');
-    return manifest !== undefined && /encryption-data/.test(await readText(zip, manifest));
-  } finally {
-    zip.close();
+/**
+ * Cells SheetJS placed past a sheet's grid (an HTML colspan, an XML ss:Index, a BIFF column of
+ * 60,000) leave the rows sparse: walked cell by cell, one would be billions of empty strings.
+ */
+function checkGrid(rows: (SheetjsCell | undefined)[][], file: string, sheet: string): void {
+  const beyond = (what: string): never => {
+    throw new InputError(
+      `${shownPath(file)}: sheet "${printable(sheet)}" has ${what}, past the grid of a spreadsheet: the workbook is damaged or not from a spreadsheet`,
+      'input_xlsx',
+      { file },
+    );
+  };
+  if (rows.length > MAX_ROWS) beyond(`more than ${MAX_ROWS.toLocaleString('en-US')} rows`);
+  for (let r = 0; r < rows.length; r++) {
+    const cells = rows[r];
+    if (cells !== undefined && cells.length > MAX_COLUMNS) beyond(`more than ${MAX_COLUMNS.toLocaleString('en-US')} columns in row ${r + 1}`);
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import { InputError } from '../../errors.js';
+import { shownPath } from '../../printable.js';
 import type { InspectedFile } from './inspect-file.js';
 import { splitHeader } from './shape-records.js';
 import { targetSheet } from './sheet-choice.js';
@@ -33,12 +34,12 @@ export async function openXlsx(inspected: InspectedFile, options: ReadOptions): 
     zip.close();
   };
   try {
-    const workbook = await readWorkbook(zip);
+    const workbook = await readWorkbook(zip, file);
     if (workbook === undefined) {
-      throw new InputError(`${file}: the zip holds no workbook: is it a valid .xlsx file?`, 'input_xlsx', { file });
+      throw new InputError(`${shownPath(file)}: the zip holds no workbook: is it a valid .xlsx file?`, 'input_xlsx', { file });
     }
     const names = workbook.sheets.map((sheet) => sheet.name);
-    if (names.length === 0) throw new InputError(`${file}: the workbook has no sheets`, 'input_empty', { file });
+    if (names.length === 0) throw new InputError(`${shownPath(file)}: the workbook has no sheets`, 'input_empty', { file });
     const name = targetSheet(options.sheet, names);
     const chosen = workbook.sheets.find((sheet) => sheet.name === name);
     if (chosen === undefined) throw noSheet(file, options.sheet ?? '', names);
@@ -46,7 +47,7 @@ export async function openXlsx(inspected: InspectedFile, options: ReadOptions): 
       file,
       sheet: chosen.name,
       date1904: workbook.date1904,
-      formats: await readStyles(zip, workbook.styles),
+      formats: await readStyles(zip, workbook.styles, file),
       shared: await readSharedStrings(zip, workbook.sharedStrings, file),
     };
     if (chosen.entry !== undefined) {
@@ -61,7 +62,7 @@ export async function openXlsx(inspected: InspectedFile, options: ReadOptions): 
       pad: true,
     });
     if (split === undefined) {
-      throw new InputError(`${file}: sheet "${chosen.name}" is empty`, 'input_empty', { file });
+      throw new InputError(`${shownPath(file)}: sheet "${chosen.name}" is empty`, 'input_empty', { file });
     }
     return {
       info: {
@@ -123,7 +124,7 @@ async function* sheetRecords(
 
 function unreadable(file: string, error: unknown): InputError {
   const reason = error instanceof Error ? error.message : String(error);
-  return new InputError(`${file}: cannot read the workbook (${reason}): is it a valid .xlsx file?`, 'input_xlsx', {
+  return new InputError(`${shownPath(file)}: cannot read the workbook (${reason}): is it a valid .xlsx file?`, 'input_xlsx', {
     file,
     cause: error,
   });
@@ -131,7 +132,7 @@ function unreadable(file: string, error: unknown): InputError {
 
 export function noSheet(file: string, selector: string, names: readonly string[]): InputError {
   return new InputError(
-    `${file}: no sheet "${selector}"; the workbook has ${names.map((name) => `"${name}"`).join(', ')} (give a name or a 1-based number)`,
+    `${shownPath(file)}: no sheet "${selector}"; the workbook has ${names.map((name) => `"${name}"`).join(', ')} (give a name or a 1-based number)`,
     'input_sheet',
     { file },
   );

@@ -1,4 +1,5 @@
 import { InputError } from '../../errors.js';
+import { shownPath } from '../../printable.js';
 import { foldHeader } from '../fields.js';
 import { HEADER_SEARCH_ROWS, type HeaderPlace, type HeaderTest, type LineRecord, type RawRecord } from './types.js';
 
@@ -85,7 +86,7 @@ export async function splitHeader(
       // A CSV reader skips blank lines: a record after the wanted line shows it is one.
       const blank = at !== -1 || head.some((record) => record.line > wanted);
       const what = blank ? `row ${wanted} is blank` : `there is no row ${wanted}`;
-      throw new InputError(`${file}: --header-row ${wanted}: ${what}`, 'header_row', { file, line: wanted });
+      throw new InputError(`${shownPath(file)}: --header-row ${wanted}: ${what}`, 'header_row', { file, line: wanted });
     }
     place = 'option';
   } else {

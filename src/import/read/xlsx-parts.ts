@@ -6,10 +6,11 @@
 import { posix } from 'node:path';
 import type { Entry } from 'yauzl';
 import { InputError } from '../../errors.js';
+import { shownPath } from '../../printable.js';
 import { formatBytes } from './explain-csv-error.js';
 import { MAX_CELL_CHARS, MAX_SHARED_STRINGS_BYTES, SharedStrings } from './shared-strings.js';
 import { type Attributes, unescapeOoxml, type XmlHandler, xmlEvents } from './xml-events.js';
-import { readText, type ZipArchive } from './zip-archive.js';
+import { checkPartSize, readText, type ZipArchive } from './zip-archive.js';
 
 export interface SheetRef {
   name: string;
@@ -30,19 +31,19 @@ const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships
 const STRICT_REL = 'http://purl.oclc.org/ooxml/officeDocument/relationships/';
 
 /** The workbook's sheets and parts, or undefined when `zip` holds no workbook at all. */
-export async function readWorkbook(zip: ZipArchive): Promise<XlsxWorkbook | undefined> {
-  const root = await relationships(zip, '_rels/.rels', '');
+export async function readWorkbook(zip: ZipArchive, file: string): Promise<XlsxWorkbook | undefined> {
+  const root = await relationships(zip, '_rels/.rels', '', file);
   const workbookPath = root.get('officeDocument') ?? 'xl/workbook.xml';
   const workbookEntry = zip.entry(workbookPath);
   if (workbookEntry === undefined) return undefined;
   const dir = posix.dirname(workbookPath);
-  const rels = await relationships(zip, posix.join(dir, '_rels', `${posix.basename(workbookPath)}.rels`), dir);
+  const rels = await relationships(zip, posix.join(dir, '_rels', `${posix.basename(workbookPath)}.rels`), dir, file);
   const byId = new Map<string, string>();
   for (const [key, target] of rels) if (key.startsWith('#')) byId.set(key.slice(1), target);
 
   const sheets: SheetRef[] = [];
   let date1904 = false;
-  parseXml(await readText(zip, workbookEntry), (name, attributes) => {
+  parseXml(await readText(zip, workbookEntry, file), (name, attributes) => {
     if (name === 'sheet') {
       const target = byId.get(attributes.id ?? '');
       sheets.push({ name: attributes.name ?? '', entry: target === undefined ? undefined : zip.entry(target) });
@@ -60,11 +61,11 @@ const isTrue = (value: string | undefined) => value === '1' || value === 'true';
  * A part's relationships: type (last path segment) → target, and `#Id` → target, targets
  * resolved against `base` (the folder of the part they belong to).
  */
-async function relationships(zip: ZipArchive, path: string, base: string): Promise<Map<string, string>> {
+async function relationships(zip: ZipArchive, path: string, base: string, file: string): Promise<Map<string, string>> {
   const found = new Map<string, string>();
   const entry = zip.entry(path);
   if (entry === undefined) return found;
-  parseXml(await readText(zip, entry), (name, attributes) => {
+  parseXml(await readText(zip, entry, file), (name, attributes) => {
     const { Id, Type, Target, TargetMode } = attributes;
     if (name !== 'Relationship' || Target === undefined || TargetMode === 'External') return;
     const target = Target.startsWith('/') ? Target.slice(1) : posix.normalize(posix.join(base, Target));
@@ -117,9 +118,16 @@ const BUILT_IN: Record<number, string> = {
 for (const id of [27, 28, 29, 30, 31, 34, 35, 36, 50, 51, 52, 53, 54, 57, 58]) BUILT_IN[id] = 'yyyy-mm-dd';
 for (const id of [32, 33, 55, 56]) BUILT_IN[id] = 'h:mm:ss';
 
+/**
+ * The most styles.xml may inflate to. Excel allows 64,000 cell formats; a workbook bloated to
+ * that limit holds ~15 MB of styles. Streamed, so what is held is one entry per `<xf>`.
+ */
+export const MAX_STYLES_BYTES = 64 * 1024 * 1024;
+
 /** The number format of each cell style (`s` attribute), by style index. */
-export async function readStyles(zip: ZipArchive, entry: Entry | undefined): Promise<(string | undefined)[]> {
+export async function readStyles(zip: ZipArchive, entry: Entry | undefined, file: string): Promise<(string | undefined)[]> {
   if (entry === undefined) return [];
+  checkPartSize(entry, file, MAX_STYLES_BYTES);
   const custom = new Map<string, string>();
   const formats: (string | undefined)[] = [];
   let inCellXfs = false;
@@ -140,7 +148,9 @@ export async function readStyles(zip: ZipArchive, entry: Entry | undefined): Pro
     text() {},
     wantText: false,
   });
-  events.write(await readText(zip, entry));
+  const decoder = new TextDecoder();
+  for await (const chunk of await zip.open(entry)) events.write(decoder.decode(chunk as Buffer, { stream: true }));
+  events.write(decoder.decode());
   events.end();
   return formats;
 }
@@ -155,7 +165,7 @@ export async function readSharedStrings(zip: ZipArchive, entry: Entry | undefine
   let text = '';
   let phonetic = 0;
   const tooLarge = (what: string) =>
-    new InputError(`${file}: ${what}: too much to read from a workbook safely; save it as .csv`, 'input_too_large', {
+    new InputError(`${shownPath(file)}: ${what}: too much to read from a workbook safely; save it as .csv`, 'input_too_large', {
       file,
     });
   const handler: XmlHandler = {

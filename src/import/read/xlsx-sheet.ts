@@ -185,7 +185,7 @@ export function columnIndex(reference: string): number {
 }
 
 /** A `t="d"` cell holds ISO 8601 already: the date alone when there is no time of day. */
-function isoDateText(raw: string): string {
+export function isoDateText(raw: string): string {
   if (/^\d{4}-\d{2}-\d{2}$/.test(raw)) return raw;
   const date = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(raw) ? raw : `${raw}Z`);
   return Number.isNaN(date.getTime()) ? raw : isoDate(date);

@@ -41,6 +41,13 @@ const opensMarkup = (code: number) => code !== GT && !isSpace(code);
 
 const NO_ATTRIBUTES: Attributes = Object.freeze({});
 
+/**
+ * The longest tag read: its attributes are held until its `>` arrives, so a tag without end
+ * (a gigabyte of attribute value inflates from a megabyte of zip) would be held whole. A cell's
+ * text is at most 1 Mi characters in an attribute too; real tags are far shorter.
+ */
+export const MAX_TAG_CHARS = 4 * 1024 * 1024;
+
 /** A construct whose end was not in the text yet: its terminator, and whether it is CDATA (text). */
 interface Inside {
   end: string;
@@ -79,9 +86,15 @@ class Scanner {
     if (this.pending.length > this.heldLength + chunk.length) {
       this.held.push(chunk);
       this.heldLength += chunk.length;
+      if (this.pending.length + this.heldLength > MAX_TAG_CHARS) this.tooLong();
       return;
     }
     this.run(chunk, false);
+    if (this.pending.length > MAX_TAG_CHARS) this.tooLong();
+  }
+
+  private tooLong(): never {
+    throw new Error(`a tag runs on past ${(MAX_TAG_CHARS / 1024 / 1024).toFixed(0)} Mi characters`);
   }
 
   end(): void {

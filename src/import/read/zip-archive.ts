@@ -6,6 +6,9 @@
 import { pipeline, type Readable, Transform } from 'node:stream';
 import { createInflateRaw } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import { InputError } from '../../errors.js';
+import { printable, shownPath } from '../../printable.js';
+import { formatBytes } from './explain-csv-error.js';
 
 /**
  * Inflated bytes per chunk. yauzl inflates 16 KiB at a time (it has no option for more): on a
@@ -81,8 +84,29 @@ function inflate(deflated: Readable, size: number): Readable {
 
 const loose = (name: string) => name.replace(/\\/g, '/').replace(/^\//, '').toLowerCase();
 
-/** A whole (small) entry as text: the workbook, its relationships, its styles. */
-export async function readText(zip: ZipArchive, entry: Entry): Promise<string> {
+/**
+ * The most a part read whole may inflate to: a workbook's list of sheets, its relationships, an
+ * .ods manifest. Real ones are kilobytes (a workbook with thousands of defined names, a few MB);
+ * a few MB of zip can inflate to gigabytes.
+ */
+export const MAX_PART_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Refuses `entry` when its central directory says it inflates past `limit`, before a byte is
+ * inflated: that size is the one inflate() holds the entry to, so it cannot be understated.
+ */
+export function checkPartSize(entry: Entry, file: string, limit: number): void {
+  if (entry.uncompressedSize <= limit) return;
+  throw new InputError(
+    `${shownPath(file)}: its part ${printable(entry.fileName)} inflates to ${(entry.uncompressedSize / 1_048_576).toFixed(1)} MiB, past the ${formatBytes(limit)} such a part may hold: too much to read from a workbook safely; save it as .csv`,
+    'input_too_large',
+    { file },
+  );
+}
+
+/** A whole (small) entry as text, within MAX_PART_BYTES: the workbook, its relationships. */
+export async function readText(zip: ZipArchive, entry: Entry, file: string): Promise<string> {
+  checkPartSize(entry, file, MAX_PART_BYTES);
   const chunks: Buffer[] = [];
   for await (const chunk of await zip.open(entry)) chunks.push(chunk as Buffer);
   return new TextDecoder().decode(Buffer.concat(chunks));
