@@ -143,6 +143,61 @@ describe('outputs never follow a planted link', () => {
     expect(await readFile(theirs, 'utf8')).toBe('');
   });
 
+  it("a link at the results file's sidecar (.meta.json) is refused as a link too", async () => {
+    const drop = dropFolder();
+    const input = await clients(drop, validRows(2));
+    const victim = await victimFile();
+    plant(victim.path, `${input}.results.csv.meta.json`);
+    const run = await runCliInProcess(['validate', input], {});
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('meta.json is a symbolic link');
+    expect(run.stderr).toContain('[output_link]');
+    expect(await readFile(victim.path, 'utf8')).toBe(victim.text);
+  });
+
+  it.runIf(isRoot)("a folder on the way that is another account's link is refused; the user's own links are followed", async () => {
+    const drop = dropFolder();
+    const input = await clients(drop, validRows(2));
+    const elsewhere = join(ctx.dir, `elsewhere-${++count}`);
+    mkdirSync(elsewhere);
+    plant(elsewhere, join(drop, 'out'));
+    const run = await runCliInProcess(['validate', input, '--results', join(drop, 'out', 'r.csv')], {});
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(new RegExp(`is reached through .*out, a symbolic link owned by .*uid ${other.uid}.*\\[output_link\\]`));
+    expect(readdirSync(elsewhere)).toEqual([]);
+    symlinkSync(elsewhere, join(drop, 'mine'));
+    const own = await runCliInProcess(['validate', input, '--results', join(drop, 'mine', 'r.csv')], {});
+    expect(own.code, own.stderr).toBe(0);
+    expect(readdirSync(elsewhere)).toContain('r.csv');
+  });
+
+  it("a state file or a results file to resume that is not the user's own is never believed", async () => {
+    const drop = dropFolder();
+    const env = { CCS_BASE_URL: ctx.sandbox.url, CCS_TOKEN: ctx.sandbox.token };
+    // A bound far ahead would make every later night silently empty.
+    const ahead = JSON.stringify({ version: 1, bound: '2099-01-01T00:00:00.000Z', near: [], filters: { status: null, creditStatus: null } });
+    const mine = join(ctx.dir, `state-${++count}.json`);
+    await writeFile(mine, ahead, { mode: 0o600 });
+    linkSync(mine, join(drop, 'state.json'));
+    const linked = await runCliInProcess(['export', '--out', join(drop, 'a.csv'), '--since-last', join(drop, 'state.json')], { env });
+    expect(linked.code).toBe(2);
+    expect(linked.stderr).toMatch(/state\.json: it has 2 names .*\[output_foreign\]/);
+    if (!isRoot) return;
+    const theirs = join(drop, 'theirs.json');
+    await writeFile(theirs, ahead);
+    await chown(theirs, other.uid, other.uid);
+    const foreign = await runCliInProcess(['export', '--out', join(drop, 'b.csv'), '--since-last', theirs], { env });
+    expect(foreign.code).toBe(2);
+    expect(foreign.stderr).toMatch(new RegExp(`belongs to .*uid ${other.uid}.*\\[output_foreign\\]`));
+    const input = await clients(drop, validRows(2));
+    const results = join(drop, 'r.csv');
+    await writeFile(results, 'row,outcome\n');
+    await chown(results, other.uid, other.uid);
+    const resumed = await runCliInProcess(['import', input, '--results', results, '--resume'], { env: ctx.env() });
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toContain('[output_foreign]');
+  });
+
   it('a --failed file that exists is replaced by a new file, never written into', async () => {
     const drop = dropFolder();
     const input = await clients(drop, [['Ann', 'not-an-email', 'DE', 'Street 1', 'EUR', '2024-01-02']]);

@@ -12,6 +12,7 @@ import { type FileHandle, open, rename, unlink } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
+import { assertOwnExisting } from '../import/output-files.js';
 import type { Client } from '../service/schemas.js';
 import { tempBeside } from '../temp-files.js';
 import { HashList, idHash, ReportedIds, SortedIds } from './id-set.js';
@@ -51,6 +52,8 @@ const HEAD_BYTES = 64 * 1024;
  */
 export async function readReported(path: string): Promise<ReportedState | undefined> {
   let file: FileHandle;
+  // Another account's state would choose what counts as already reported.
+  assertOwnExisting(path);
   try {
     file = await open(path, 'r');
   } catch (error) {

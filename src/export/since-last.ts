@@ -11,6 +11,7 @@ import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
+import { assertOwnExisting } from '../import/output-files.js';
 import type { Client } from '../service/schemas.js';
 import { tempBeside } from '../temp-files.js';
 import { checkStateFilters, type IncrementalRun, stateFilters } from './incremental.js';
@@ -52,6 +53,8 @@ const NEAR_MS = 1000;
 /** The state, or undefined before the first run. A damaged state is exit 2, never a silent full export. */
 export async function readState(path: string): Promise<SinceLastState | undefined> {
   let text: string;
+  // Another account's state would choose the window: a bound in 2099 makes every night empty.
+  assertOwnExisting(path);
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {

@@ -17,7 +17,7 @@ import {
   statSync,
   writeSync,
 } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { InputError, OutputError, UsageError } from '../errors.js';
 import { type FileLock, LockedError, lockFile } from '../lock.js';
 import { ownerOf, shownPath } from '../printable.js';
@@ -75,6 +75,7 @@ export function replacePrivate(path: string): number {
  * never through a link.
  */
 export function appendPrivate(path: string): number {
+  refuseLink(path);
   let fd: number;
   try {
     fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NOFOLLOW, 0o600);
@@ -115,8 +116,29 @@ export function assertOwnFile(path: string, stats: Stats): void {
   }
 }
 
-/** A symbolic link at an output path is refused, naming the path, its owner and where it points. */
+/**
+ * A file the run reads back what it wrote (a state file, a results file to resume): it must be
+ * the running user's own, or whoever could write the folder could feed the run (a state's bound
+ * moved to 2099 would make every later export silently empty). Absent is fine.
+ */
+export function assertOwnExisting(path: string): void {
+  refuseLink(path);
+  let stats: Stats;
+  try {
+    stats = lstatSync(path);
+  } catch {
+    return;
+  }
+  assertOwnFile(path, stats);
+}
+
+/**
+ * A symbolic link at an output path is refused, naming the path, its owner and where it points;
+ * so is a link on the way to it (a folder of the path) that another account owns: the kernel
+ * follows those whatever the open's flags. The user's own and root's links are taken as meant.
+ */
 export function refuseLink(path: string): void {
+  refuseForeignFolderLink(path);
   let stats: Stats;
   try {
     stats = lstatSync(path);
@@ -135,6 +157,31 @@ export function refuseLink(path: string): void {
       'ccs-bulk never writes through a link; remove it, or name the real file',
     'output_link',
   );
+}
+
+function refuseForeignFolderLink(path: string): void {
+  if (ownUid === undefined) return;
+  const absolute = resolve(path);
+  for (let folder = dirname(absolute); folder !== dirname(folder); folder = dirname(folder)) {
+    let stats: Stats;
+    try {
+      stats = lstatSync(folder);
+    } catch {
+      continue;
+    }
+    if (!stats.isSymbolicLink() || stats.uid === ownUid || stats.uid === 0) continue;
+    let target = '?';
+    try {
+      target = readlinkSync(folder);
+    } catch {
+      // shown as '?'
+    }
+    throw new UsageError(
+      `${shownPath(path)} is reached through ${shownPath(folder)}, a symbolic link owned by ${ownerOf(stats.uid)} (pointing to ` +
+        `${shownPath(target)}): ccs-bulk never writes where another account's link leads; name the real folder`,
+      'output_link',
+    );
+  }
 }
 
 /** An open that failed: a link at the path is named as one; anything else by its errno. */

@@ -9,7 +9,7 @@
 import { closeSync, fsyncSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { tempBeside } from '../temp-files.js';
-import { createPrivate, writeFully } from './output-files.js';
+import { createPrivate, refuseLink, writeFully } from './output-files.js';
 
 export interface ResultsMeta {
   /** Which command wrote the results file. */
@@ -47,6 +47,7 @@ export function readMeta(results: string): ResultsMeta | undefined {
 /** Written whole beside the results file and renamed into place: never a torn sidecar. */
 export function writeMeta(results: string, meta: ResultsMeta): void {
   const path = metaPath(results);
+  refuseLink(path);
   const temp = tempBeside(path);
   const text = `${JSON.stringify(
     { ccs_bulk_results: 1, written_by: meta.writtenBy, service: meta.service ?? null, input: meta.input, started_at: meta.startedAt },

@@ -13,7 +13,7 @@ import { unescapeFormula } from './normalize.js';
 import type { FileLock } from '../lock.js';
 import { tempBeside } from '../temp-files.js';
 import { shownPath } from '../printable.js';
-import { BlockWriter, createPrivate, lockOutput, refuseLink, replacePrivate, writeFully } from './output-files.js';
+import { assertOwnExisting, BlockWriter, createPrivate, lockOutput, refuseLink, replacePrivate, writeFully } from './output-files.js';
 import { assertSameService, readMeta, type ResultsMeta, writeMeta } from './results-meta.js';
 import { sortResults } from './sort-results.js';
 import type { ByteRange } from './read/types.js';
@@ -149,6 +149,8 @@ export async function assertResultsUsable(
   if (!exists || options.overwrite) return { exists, replacesValidate: false };
   const meta = readMeta(path);
   if (options.resume) {
+    // Resumed rows are skipped as created: only a file of this user's may say which.
+    assertOwnExisting(path);
     assertSameService(path, meta, options.meta.service);
     return { exists, replacesValidate: false };
   }
