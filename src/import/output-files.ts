@@ -146,14 +146,8 @@ export function refuseLink(path: string): void {
     return;
   }
   if (!stats.isSymbolicLink()) return;
-  let target = '?';
-  try {
-    target = readlinkSync(path);
-  } catch {
-    // shown as '?'
-  }
   throw new UsageError(
-    `${shownPath(path)} is a symbolic link (owned by ${ownerOf(stats.uid)}, pointing to ${shownPath(target)}): ` +
+    `${shownPath(path)} is a symbolic link (owned by ${ownerOf(stats.uid)}, pointing to ${linkTarget(path)}): ` +
       'ccs-bulk never writes through a link; remove it, or name the real file',
     'output_link',
   );
@@ -170,17 +164,20 @@ function refuseForeignFolderLink(path: string): void {
       continue;
     }
     if (!stats.isSymbolicLink() || stats.uid === ownUid || stats.uid === 0) continue;
-    let target = '?';
-    try {
-      target = readlinkSync(folder);
-    } catch {
-      // shown as '?'
-    }
     throw new UsageError(
       `${shownPath(path)} is reached through ${shownPath(folder)}, a symbolic link owned by ${ownerOf(stats.uid)} (pointing to ` +
-        `${shownPath(target)}): ccs-bulk never writes where another account's link leads; name the real folder`,
+        `${linkTarget(folder)}): ccs-bulk never writes where another account's link leads; name the real folder`,
       'output_link',
     );
+  }
+}
+
+/** Where a link points, as messages show it ('?' when it cannot be read). */
+function linkTarget(link: string): string {
+  try {
+    return shownPath(readlinkSync(link));
+  } catch {
+    return '?';
   }
 }
 
