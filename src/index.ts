@@ -21,7 +21,7 @@ export { exportClients } from './export/run-export.js';
 export type { ImportClientsOptions, ImportPlan, ImportSummary } from './import/run-import.js';
 export { IMPORT_DEFAULTS } from './import/defaults.js';
 export { importClients } from './import/run-import.js';
-export type { OnProgress, ProgressSnapshot } from './progress-report.js';
+export type { OnProgress, ProgressSnapshot } from './infra/progress-report.js';
 export type { FaultSettings, Sandbox, SandboxClient, SandboxOptions } from './sandbox/index.js';
 export { SANDBOX_DEFAULTS } from './sandbox/defaults.js';
 export { startSandbox } from './sandbox/index.js';

@@ -3,10 +3,10 @@
  * prints expected failures as one clear line, never a stack trace.
  */
 import { setMaxListeners } from 'node:events';
-import { runCli } from './cli.js';
+import { runCli } from './cli/cli.js';
 import { isCcsError, StoppedError } from './errors.js';
-import { redactSecrets } from './redact.js';
-import { resumeCommand } from './resume-command.js';
+import { redactSecrets } from './infra/redact.js';
+import { resumeCommand } from './cli/resume-command.js';
 
 export { redactSecrets };
 

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { runCli as runCliInProcess } from '../src/cli.js';
+import { runCli as runCliInProcess } from '../src/cli/cli.js';
 import { CcsError } from '../src/errors.js';
 
 /**

@@ -7,9 +7,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli as runCliInProcess } from '../src/cli.js';
+import { runCli as runCliInProcess } from '../src/cli/cli.js';
 import { CcsError } from '../src/errors.js';
-import { closestFlags, editDistance, explainUsage } from '../src/usage.js';
+import { closestFlags, editDistance, explainUsage } from '../src/cli/usage.js';
 import { cliEnv, makeTempDir, runCli } from './helpers.js';
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>;

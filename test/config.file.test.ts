@@ -11,12 +11,12 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runCli as runInProcess } from '../src/cli.js';
+import { runCli as runInProcess } from '../src/cli/cli.js';
 import { UsageError } from '../src/errors.js';
 import { exportClients } from '../src/export/run-export.js';
 import { createServiceClient } from '../src/service/client.js';
 import { ROOT, runCli, useSandbox } from './helpers.js';
-import { shellQuote } from '../src/resume-command.js';
+import { shellQuote } from '../src/cli/resume-command.js';
 
 const context = useSandbox({ seed: 20 });
 

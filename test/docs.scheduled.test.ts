@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { parseCsv } from './export.helpers.js';
 import { BIN, collectOutput, makeTempDir, ROOT } from './helpers.js';
-import { shellQuote } from '../src/resume-command.js';
+import { shellQuote } from '../src/cli/resume-command.js';
 
 const DOC = readFileSync(join(ROOT, 'docs', 'scheduled-reports.md'), 'utf8');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');

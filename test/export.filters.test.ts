@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../src/errors.js';
 import { checkExportSettings, parseCreatedBound } from '../src/export/options.js';
 import { type ExportClientsOptions, exportClients } from '../src/export/run-export.js';
-import { type ExportFlags, parseExportOptions } from '../src/options.js';
+import { type ExportFlags, parseExportOptions } from '../src/config/options.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { createServiceClient, type ServiceClient } from '../src/service/client.js';
 import { collector, expectedIds, parseCsv, type Subset } from './export.helpers.js';

@@ -129,7 +129,7 @@ export async function exportCli(
   env: Record<string, string>,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const { PassThrough } = await import('node:stream');
-  const { runCli } = await import('../src/cli.js');
+  const { runCli } = await import('../src/cli/cli.js');
   const { isCcsError } = await import('../src/errors.js');
   const stdout = new PassThrough();
   const stderr = new PassThrough();

@@ -11,7 +11,7 @@ import { EXPORT_COLUMNS, flattenClient } from '../src/export/columns.js';
 import { createEncoder } from '../src/export/encode.js';
 import { escapeFormula } from '../src/export/escape.js';
 import { exportClients } from '../src/export/run-export.js';
-import { unescapeFormula } from '../src/import/normalize.js';
+import { unescapeFormula } from '../src/import/row/normalize.js';
 import { type Sandbox, type SandboxClient, startSandbox } from '../src/sandbox/index.js';
 import { createServiceClient, type ServiceClient } from '../src/service/client.js';
 import { collector, parseCsv } from './export.helpers.js';

@@ -9,7 +9,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli as runCliInProcess } from '../src/cli.js';
+import { runCli as runCliInProcess } from '../src/cli/cli.js';
 import { UsageError } from '../src/errors.js';
 import type { FlatClient } from '../src/export/columns.js';
 import { createSheetEncoder, excelSerial, MAX_SHEET_ROWS, xmlText } from '../src/export/xlsx-sheet.js';

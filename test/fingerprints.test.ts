@@ -1,11 +1,11 @@
 /**
- * The shared 64-bit fingerprint table (src/fingerprints.ts): what import's key set and the
+ * The shared 64-bit fingerprint table (src/infra/fingerprints.ts): what import's key set and the
  * export's pager rely on — growth and sizing keep every print and value, the 0:0 print (the
  * empty slot's mark) is stored like any other, and a table without values holds 8 bytes a slot.
  */
 import { describe, expect, it } from 'vitest';
 import { idHash } from '../src/export/id-set.js';
-import { fingerprint, PrintTable, quickPrint } from '../src/fingerprints.js';
+import { fingerprint, PrintTable, quickPrint } from '../src/infra/fingerprints.js';
 
 describe('PrintTable', () => {
   it('keeps every print through growth and a one-off sizing; 8 bytes a slot without values', () => {

@@ -68,7 +68,7 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
 }
 
 /**
- * The CLI in this process: src/cli.ts's runCli with its io captured, and a thrown error turned
+ * The CLI in this process: src/cli/cli.ts's runCli with its io captured, and a thrown error turned
  * into the exit code and the one stderr line, as main() does (same environment as runCli, and
  * `cwd` by chdir, which vitest's forks pool allows; overlapping runs must share it). What
  * stays out: bin.cjs's thread-pool size and V8 flag, signals, process.exit, and yargs' --help,
@@ -76,9 +76,9 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
  */
 export async function runCliInProcess(args: string[], options: CliOptions = {}): Promise<CliResult> {
   const [{ runCli: run }, { isCcsError }, { redactSecrets }] = await Promise.all([
-    import('../src/cli.js'),
+    import('../src/cli/cli.js'),
     import('../src/errors.js'),
-    import('../src/redact.js'),
+    import('../src/infra/redact.js'),
   ]);
   if (options.input !== undefined) throw new Error('runCliInProcess has no stdin: use runCli');
   const env = cliEnv(options.env);

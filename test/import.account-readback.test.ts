@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountForRun, RowLedger } from '../src/import/account.js';
+import { accountForRun, RowLedger } from '../src/import/record/account.js';
 
 let dir: string;
 beforeAll(async () => {

@@ -5,15 +5,15 @@ import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { stringify } from 'csv-stringify/sync';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli as runCliInProcess } from '../src/cli.js';
-import { injected } from '../src/inject.js';
+import { runCli as runCliInProcess } from '../src/cli/cli.js';
+import { injected } from '../src/infra/inject.js';
 import type { RawRecord } from '../src/import/read/index.js';
-import { shellQuote } from '../src/resume-command.js';
+import { shellQuote } from '../src/cli/resume-command.js';
 import { CLIENT_HEADER, cliEnv, collectOutput, ROOT, readResults, useSandbox, validRows } from './helpers.js';
 
 // The end-of-run account: a run may exit 0 or 1 only when the input was read to its end and
 // every row read has exactly one outcome in the results file. Each case injects what could
-// leave a gap (src/inject.ts) and checks that the real check, or main's guard, catches it.
+// leave a gap (src/infra/inject.ts) and checks that the real check, or main's guard, catches it.
 
 const ctx = useSandbox({ seed: 0 });
 

@@ -4,13 +4,13 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ClassifyRules, classifyRow, type RowVerdict } from '../src/import/classify-row.js';
-import { mapColumns } from '../src/import/columns.js';
-import { deriveKey } from '../src/import/key.js';
-import { KeySet } from '../src/import/key-set.js';
-import { Recorder } from '../src/import/recorder.js';
-import { openResults } from '../src/import/results.js';
-import { rowValidator } from '../src/import/validate-row.js';
+import { type ClassifyRules, classifyRow, type RowVerdict } from '../src/import/row/classify-row.js';
+import { mapColumns } from '../src/import/row/columns.js';
+import { deriveKey } from '../src/import/row/key.js';
+import { KeySet } from '../src/import/row/key-set.js';
+import { Recorder } from '../src/import/record/recorder.js';
+import { openResults } from '../src/import/record/results.js';
+import { rowValidator } from '../src/import/row/validate-row.js';
 import { makeTempDir, readResults } from './helpers.js';
 
 const HEADERS = ['name', 'email', 'country', 'address'];

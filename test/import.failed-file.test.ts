@@ -1,8 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openFailed } from '../src/import/failed.js';
-import { shellQuote } from '../src/resume-command.js';
+import { openFailed } from '../src/import/record/failed.js';
+import { shellQuote } from '../src/cli/resume-command.js';
 import { cli } from './cli-in-process.js';
 import { readResults, useSandbox } from './helpers.js';
 

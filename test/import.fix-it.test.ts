@@ -8,7 +8,7 @@ import ExcelJS from 'exceljs';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
-import { markCells } from '../src/import/fix-it-workbook.js';
+import { markCells } from '../src/import/fix-it/fix-it-workbook.js';
 import { openRows } from '../src/import/read/index.js';
 import { readAll } from './input.helpers.js';
 import { readResults, ROOT, useSandbox, runCliInProcess } from './helpers.js';
@@ -204,7 +204,7 @@ describe('flat memory', () => {
     const failed = join(ctx.dir, 'many-fix-me.xlsx');
     // A writer that kept the rows (or the comments) would run out of heap long before the end.
     const script = `
-      const { writeFixItWorkbook } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/import/fix-it-workbook.js')).href)});
+      const { writeFixItWorkbook } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist/import/fix-it/fix-it-workbook.js')).href)});
       const book = writeFixItWorkbook(${JSON.stringify(failed)}, ['name', 'email', 'country', 'ref'],
         { addKeyColumn: true, columns: { name: 0, email: 1, country: 2 } });
       for (let i = 0; i < 100000; i++) {

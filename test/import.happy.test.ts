@@ -3,7 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RESULT_COLUMNS } from '../src/import/results.js';
+import { RESULT_COLUMNS } from '../src/import/record/results.js';
 import { importClients } from '../src/import/run-import.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { createServiceClient } from '../src/service/client.js';

@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
-import { shellQuote } from '../src/resume-command.js';
+import { shellQuote } from '../src/cli/resume-command.js';
 import { startGate } from './gate.helpers.js';
 import { BIN, CLIENT_HEADER, readResults, runCliInProcess, shellWords, useSandbox, validRows } from './helpers.js';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli.js';
+import { runCli } from '../src/cli/cli.js';
 import { type Sandbox, startSandbox } from '../src/sandbox/index.js';
 import { makeTempDir, ROOT, sandboxEnv, writeKeyFile } from './helpers.js';
 

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { KeySet } from '../src/import/key-set.js';
-import { canonicalJson, deriveKey, fold } from '../src/import/key.js';
-import type { ClientFields } from '../src/import/validate-row.js';
+import { KeySet } from '../src/import/row/key-set.js';
+import { canonicalJson, deriveKey, fold } from '../src/import/row/key.js';
+import type { ClientFields } from '../src/import/row/validate-row.js';
 
 const base: ClientFields = {
   name: 'Zoë Müller',

@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { LockedError, lockFile } from '../src/lock.js';
+import { LockedError, lockFile } from '../src/infra/lock.js';
 import { type Gate, startGate } from './gate.helpers.js';
 import { BIN, CLIENT_HEADER, readResults, runCli, runCliInProcess, useSandbox, validRows } from './helpers.js';
 

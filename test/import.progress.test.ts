@@ -6,7 +6,7 @@ import { createPrivateKey } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exportClients } from '../src/export/run-export.js';
 import { importClients } from '../src/import/run-import.js';
-import type { ProgressSnapshot } from '../src/progress-report.js';
+import type { ProgressSnapshot } from '../src/infra/progress-report.js';
 import { createServiceClient } from '../src/service/client.js';
 import { createSigner } from '../src/service/signing.js';
 import { collector } from './export.helpers.js';

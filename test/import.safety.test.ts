@@ -5,7 +5,7 @@ import { chmod, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
-import { KeySet } from '../src/import/key-set.js';
+import { KeySet } from '../src/import/row/key-set.js';
 import { BIN, CLIENT_HEADER, readResults, runCliInProcess as runCli, useSandbox, validRows } from './helpers.js';
 
 const ctx = useSandbox({ retryAfterSeconds: 0 });

@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
-import { shardOfKey, shardResultsPath } from '../src/import/shard.js';
+import { shardOfKey, shardResultsPath } from '../src/import/send/shard.js';
 import { startGate } from './gate.helpers.js';
 import { BIN, CLIENT_HEADER, readResults, runCli as runCliChild, runCliInProcess as runCli, useSandbox, validRows } from './helpers.js';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { mapColumns } from '../src/import/columns.js';
-import { emailTypo, suggestDomain } from '../src/import/email-typos.js';
+import { mapColumns } from '../src/import/row/columns.js';
+import { emailTypo, suggestDomain } from '../src/import/row/email-typos.js';
 import fc from 'fast-check';
-import { editDistance, letterMask, suggestCountry, suggestCurrency } from '../src/import/suggest.js';
-import { rowValidator } from '../src/import/validate-row.js';
+import { editDistance, letterMask, suggestCountry, suggestCurrency } from '../src/import/row/suggest.js';
+import { rowValidator } from '../src/import/row/validate-row.js';
 
 describe('editDistance (optimal string alignment)', () => {
   it.each([

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkCreateBody } from '../src/sandbox/validate.js';
-import { shellQuote } from '../src/resume-command.js';
+import { shellQuote } from '../src/cli/resume-command.js';
 import { cli } from './cli-in-process.js';
 import { readResults, useSandbox } from './helpers.js';
 

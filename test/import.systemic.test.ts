@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli.js';
-import { AnswerStreak, SYSTEMIC_STREAK } from '../src/import/systemic.js';
+import { runCli } from '../src/cli/cli.js';
+import { AnswerStreak, SYSTEMIC_STREAK } from '../src/import/send/systemic.js';
 import { generateRsaKeyPair } from '../src/service/signing.js';
 import { CLIENT_HEADER, makeTempDir, readResults, validRows } from './helpers.js';
 

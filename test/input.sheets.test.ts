@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../src/errors.js';
-import { headerTest } from '../src/import/columns.js';
+import { headerTest } from '../src/import/row/columns.js';
 import { openRows, type ReadOptions } from '../src/import/read/index.js';
 import { WHOLE_FILE_LIMITS } from '../src/import/read/read-workbook.js';
 import { readAll, useInputFiles } from './input.helpers.js';

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { packBatch, unpackBatch } from '../src/import/read/reader-thread.js';
 import type { RawRecord } from '../src/import/read/types.js';
-import { formatLine, openResults, type ResultLine } from '../src/import/results.js';
+import { formatLine, openResults, type ResultLine } from '../src/import/record/results.js';
 import { useInputFiles } from './input.helpers.js';
 
 const { path } = useInputFiles();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { csvSafeCell } from '../src/csv-text.js';
+import { csvSafeCell } from '../src/infra/csv-text.js';
 import { openRows, type ReadOptions } from '../src/import/read/index.js';
 import { ROOT } from './helpers.js';
 import { readUntilError, useInputFiles } from './input.helpers.js';

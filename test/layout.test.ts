@@ -20,14 +20,10 @@ async function filesUnder(dir: string, suffix: string): Promise<string[]> {
 }
 
 describe('layout', () => {
-  it('no module but main.ts imports cli.ts', async () => {
-    const offenders: string[] = [];
-    for (const file of await filesUnder(join(ROOT, 'src'), '.ts')) {
-      const name = relative(join(ROOT, 'src'), file);
-      if (name === 'main.ts' || name === 'cli.ts') continue;
-      if (/from '(\.\.?\/)+cli\.js'/.test(await readFile(file, 'utf8'))) offenders.push(name);
-    }
-    expect(offenders).toEqual([]);
+  it('no module but main.ts imports cli/cli.ts', async () => {
+    const graph = await importGraph(join(ROOT, 'src'));
+    const importers = [...graph].filter(([, targets]) => targets.includes('cli/cli.ts')).map(([from]) => from);
+    expect(importers).toEqual(['main.ts']);
   });
 
   it('no published .d.ts references yargs', async () => {
@@ -68,6 +64,32 @@ describe('layout', () => {
     const lines = (await readFile(join(ROOT, 'README.md'), 'utf8')).split('\n').length - 1;
     expect(lines).toBeGreaterThan(100);
     expect(lines).toBeLessThanOrEqual(320);
+  });
+
+  // The import runs read → row → fix-it → record → send (the sender records each outcome as it
+  // lands, the record writes the fix-it workbook): a stage reaches back, never forward, and the
+  // reader is reached through its face alone.
+  it('import stages import only earlier stages; outside read/, only its index and types', async () => {
+    const graph = await importGraph(join(ROOT, 'src'));
+    const STAGES = ['read', 'row', 'fix-it', 'record', 'send'];
+    const stageOf = (file: string) => /^import\/([^/]+)\//.exec(file)?.[1];
+    expect([...graph.keys()].filter((file) => file.startsWith('import/')).map(stageOf)).toEqual(expect.arrayContaining([...STAGES, undefined]));
+    const offenders: string[] = [];
+    for (const [from, targets] of graph) {
+      for (const to of targets) {
+        const [a, b] = [stageOf(from), stageOf(to)];
+        if (b === 'read' && a !== 'read' && !/^import\/read\/(index|types)\.ts$/.test(to)) offenders.push(`${from} → ${to} (read's internals)`);
+        if (a !== undefined && b !== undefined && STAGES.indexOf(b) > STAGES.indexOf(a)) offenders.push(`${from} → ${to} (a later stage)`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('src/ keeps main.ts, index.ts, errors.ts and bin.cts at the top, the rest in rooms', async () => {
+    const top = (await readdir(join(ROOT, 'src'), { withFileTypes: true })).filter((entry) => entry.isFile()).map((entry) => entry.name);
+    expect(top.sort()).toEqual(['bin.cts', 'errors.ts', 'index.ts', 'main.ts']);
+    const imports = (await readdir(join(ROOT, 'src', 'import'), { withFileTypes: true })).filter((entry) => entry.isFile()).map((entry) => entry.name);
+    expect(imports.sort()).toEqual(['defaults.ts', 'fields.ts', 'plan.ts', 'run-import.ts']);
   });
 
   // Type-only imports count: a type tie is still a tie between the two files' meanings (one

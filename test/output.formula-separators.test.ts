@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
-import { unescapeFormula } from '../src/import/normalize.js';
+import { unescapeFormula } from '../src/import/row/normalize.js';
 import { runCliInProcess as runCli, useSandbox } from './helpers.js';
 
 const ctx = useSandbox();

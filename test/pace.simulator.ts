@@ -11,7 +11,7 @@ import { createAdaptiveLimit } from '../src/service/adaptive-limit.js';
 import { type BreakerState, breakerStep, CLOSED, DEFAULT_BREAKER } from '../src/service/breaker.js';
 import { DEFAULT_RETRY, retryDelay } from '../src/service/retry.js';
 import { pagesAhead } from '../src/export/page.js';
-import { signedBacklog } from '../src/import/send-window.js';
+import { signedBacklog } from '../src/import/send/send-window.js';
 import { createRandom } from '../src/sandbox/random.js';
 
 export interface SimService {

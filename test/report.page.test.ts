@@ -14,7 +14,7 @@ import { ReportNotes } from '../src/report/collect.js';
 import { esc } from '../src/report/html.js';
 import { classifyIssue, fixOf, suggestionIn } from '../src/report/problems.js';
 import { Timeline } from '../src/report/timeline.js';
-import { shellQuote } from '../src/resume-command.js';
+import { shellQuote } from '../src/cli/resume-command.js';
 import { cli } from './cli-in-process.js';
 import { expectNoneOf, readResults, ROOT, useSandbox } from './helpers.js';
 import { BULK_INVALID, HOSTILE, HOSTILE_COUNTS, hostileCsv, pageCounts } from './report.helpers.js';

@@ -7,7 +7,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSandbox } from '../src/commands/sandbox.js';
 import { UsageError } from '../src/errors.js';
-import { shellQuote } from '../src/resume-command.js';
+import { shellQuote } from '../src/cli/resume-command.js';
 import { shellAssignments } from './helpers.js';
 import { capture, waitFor } from './stream.helpers.js';
 

@@ -6,7 +6,7 @@ import { runSandbox } from '../src/commands/sandbox.js';
 import { UsageError } from '../src/errors.js';
 import { parseOutage } from '../src/sandbox/faults.js';
 import { startSandbox } from '../src/sandbox/index.js';
-import { shellQuote } from '../src/resume-command.js';
+import { shellQuote } from '../src/cli/resume-command.js';
 import { createServiceClient } from '../src/service/client.js';
 import { runCli, shellAssignments } from './helpers.js';
 import { call } from './sandbox.helpers.js';

@@ -12,7 +12,7 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LockedError, lockFile } from '../src/lock.js';
+import { LockedError, lockFile } from '../src/infra/lock.js';
 import { CLIENT_HEADER, runCliInProcess, useSandbox, validRows } from './helpers.js';
 import { cliForUser, removeUserClis } from './hostile.helpers.js';
 

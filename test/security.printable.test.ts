@@ -11,8 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
-import { LockedError, lockFile } from '../src/lock.js';
-import { shellQuote } from '../src/resume-command.js';
+import { LockedError, lockFile } from '../src/infra/lock.js';
+import { shellQuote } from '../src/cli/resume-command.js';
 import { CLIENT_HEADER, runCliInProcess, useSandbox, validRows } from './helpers.js';
 
 const ctx = useSandbox();

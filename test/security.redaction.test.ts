@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { redactSecrets, redactToken } from '../src/redact.js';
+import { redactSecrets, redactToken } from '../src/infra/redact.js';
 import { CLIENT_HEADER, makeTempDir, runCliInProcess, shellWords, useSandbox, validRows, writeKeyFile } from './helpers.js';
 import { startProxy } from './proxy.helpers.js';
 

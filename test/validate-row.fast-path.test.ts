@@ -7,11 +7,11 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { mapColumns } from '../src/import/columns.js';
+import { mapColumns } from '../src/import/row/columns.js';
 import { FIELDS } from '../src/import/fields.js';
-import type { DateFormat } from '../src/import/normalize.js';
+import type { DateFormat } from '../src/import/row/normalize.js';
 import { openRows } from '../src/import/read/index.js';
-import { type RowRules, rowValidator } from '../src/import/validate-row.js';
+import { type RowRules, rowValidator } from '../src/import/row/validate-row.js';
 
 const HEADERS = [...FIELDS];
 const PLAN = mapColumns('t.csv', HEADERS, {});

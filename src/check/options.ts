@@ -1,6 +1,6 @@
 /** check's options, resolved once like every command's (flags + environment → plain data). */
 import { UsageError } from '../errors.js';
-import { type CheckFlags, emptyNote, resolveConnection, signingKeyFrom } from '../options.js';
+import { type CheckFlags, emptyNote, resolveConnection, signingKeyFrom } from '../config/options.js';
 import type { CheckOptions } from './run-check.js';
 
 export interface ResolvedCheckOptions extends CheckOptions {

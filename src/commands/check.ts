@@ -6,7 +6,7 @@
 import { runChecks } from '../check/run-check.js';
 import type { CheckLine, CheckReport } from '../check/types.js';
 import type { ExitCode } from '../errors.js';
-import type { Io } from '../io.js';
+import type { Io } from '../infra/io.js';
 import type { ResolvedCheckOptions } from '../check/options.js';
 
 export async function runCheck(options: ResolvedCheckOptions, io: Io): Promise<ExitCode> {

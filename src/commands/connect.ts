@@ -3,10 +3,10 @@
  * emulator started in-process with a fresh key pair and token (--sandbox).
  */
 import { createPrivateKey } from 'node:crypto';
-import type { Io } from '../io.js';
-import type { LogFile } from '../log-file.js';
-import { TLS_CHECK_OFF_IGNORED } from '../network-options.js';
-import type { Connection } from '../options.js';
+import type { Io } from '../infra/io.js';
+import type { LogFile } from '../infra/log-file.js';
+import { TLS_CHECK_OFF_IGNORED } from '../config/network-options.js';
+import type { Connection } from '../config/options.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { createServiceClient, type ServiceClient } from '../service/client.js';
 import { SERVICE_DEFAULTS } from '../service/defaults.js';

@@ -3,7 +3,7 @@
  * the incremental state, the counts by status. Tuning figures (prefetch) are for --json only.
  */
 import type { ExportSummary } from '../export/run-export.js';
-import { counted, formatDuration } from '../progress.js';
+import { counted, formatDuration } from '../cli/progress.js';
 
 export function formatExportSummary(summary: ExportSummary): string {
   const { filters } = summary;

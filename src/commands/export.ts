@@ -9,13 +9,13 @@
  */
 import { type ExitCode, StoppedError, UsageError } from '../errors.js';
 import { type ExportSummary, exportClients } from '../export/run-export.js';
-import type { Io } from '../io.js';
-import type { Connection, ResolvedExportOptions } from '../options.js';
-import { createProgress, progressDisplay } from '../progress.js';
-import { type LogFile, withLogFile } from '../log-file.js';
+import type { Io } from '../infra/io.js';
+import type { Connection, ResolvedExportOptions } from '../config/options.js';
+import { createProgress, progressDisplay } from '../cli/progress.js';
+import { type LogFile, withLogFile } from '../infra/log-file.js';
 import { connect } from './connect.js';
 import { formatExportSummary } from './export-summary.js';
-import { shownPath } from '../printable.js';
+import { shownPath } from '../infra/printable.js';
 import { reportLockReplaced, reportSweep } from './stale-temps.js';
 
 export { formatExportSummary };

@@ -5,13 +5,13 @@
  */
 import { IMPORT_DEFAULTS } from '../import/defaults.js';
 import { describeEncoding } from '../import/read/index.js';
-import { resumeCommand, shellQuote } from '../resume-command.js';
+import { resumeCommand, shellQuote } from '../cli/resume-command.js';
 import type { ImportSummary, RunAccount } from '../import/run-import.js';
-import { describeNormalization, type InvalidRow } from '../import/run-notes.js';
-import type { StopReason } from '../import/recorder.js';
-import type { ImportOptions } from '../options.js';
-import { shownPath } from '../printable.js';
-import { counted, formatDuration, formatLimits } from '../progress.js';
+import { describeNormalization, type InvalidRow } from '../import/record/run-notes.js';
+import type { StopReason } from '../import/record/recorder.js';
+import type { ImportOptions } from '../config/options.js';
+import { shownPath } from '../infra/printable.js';
+import { counted, formatDuration, formatLimits } from '../cli/progress.js';
 
 /** Invalid rows printed on stderr (--json lists every one). */
 export const INVALID_ROWS_SHOWN = 10;

@@ -1,6 +1,6 @@
 /** `ccs-bulk results merge`: shard results files → one, in row order, with one summary. */
-import type { Io } from '../io.js';
-import { mergeResults } from '../import/merge-results.js';
+import type { Io } from '../infra/io.js';
+import { mergeResults } from '../import/record/merge-results.js';
 
 export async function runResultsMerge(args: { files: string[]; out: string; json: boolean }, io: Io): Promise<number> {
   const summary = await mergeResults(args.files, args.out);

@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
-import { shellQuote } from '../resume-command.js';
+import { shellQuote } from '../cli/resume-command.js';
 import { parsePublicKey } from '../sandbox/auth.js';
 import { parseLatencySchedule, parseOutage } from '../sandbox/faults.js';
 import type { Sandbox, SandboxOptions } from '../sandbox/index.js';
@@ -66,7 +66,7 @@ async function toOptions(args: SandboxCommandArgs, io: SandboxCommandIo): Promis
     if (!tls) throw new UsageError('--tls-client-cert and --tls-client-ca need --tls', 'bad_option');
     const settings: { clientCertificate: boolean; clientCaPem?: string } = { clientCertificate: tlsClientCert === true };
     if (tlsClientCa !== undefined) {
-      const { readCaBundle } = await import('../network-options.js');
+      const { readCaBundle } = await import('../config/network-options.js');
       settings.clientCaPem = await readCaBundle(tlsClientCa, '--tls-client-ca');
     }
     options.tls = settings;

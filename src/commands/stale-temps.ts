@@ -1,7 +1,7 @@
 /** How a command reports what other runs left beside its outputs and it removed: temp files, locks (lock.ts). */
-import type { Io } from '../io.js';
-import type { LogFile } from '../log-file.js';
-import { printable } from '../printable.js';
+import type { Io } from '../infra/io.js';
+import type { LogFile } from '../infra/log-file.js';
+import { printable } from '../infra/printable.js';
 
 /** One stderr line (none with --quiet) and a run event in the log. */
 export function reportSweep(quiet: boolean, io: Io, log: LogFile | undefined): (removed: string[]) => void {

@@ -10,7 +10,7 @@
  * xlsx: typed worksheet cells (xlsx-sheet.ts), zipped by the output (xlsx-package.ts).
  */
 import type { ExportColumn, FlatClient } from './columns.js';
-import { csvRecord } from '../csv-text.js';
+import { csvRecord } from '../infra/csv-text.js';
 import type { Encoder } from './encoder.js';
 import { escapeFormula } from './escape.js';
 import type { ExportFormat } from './options.js';

@@ -12,9 +12,9 @@ import { type FileHandle, open, rename, unlink } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
-import { assertOwnExisting } from '../import/output-files.js';
+import { assertOwnExisting } from '../infra/output-files.js';
 import type { Client } from '../service/schemas.js';
-import { tempBeside } from '../temp-files.js';
+import { tempBeside } from '../infra/temp-files.js';
 import { HashList, idHash, ReportedIds, SortedIds } from './id-set.js';
 import { checkStateFilters, type IncrementalRun, stateFilters } from './incremental.js';
 

@@ -4,7 +4,7 @@
  * typo in a status or a column is a UsageError (exit 2) listing the valid values either way.
  */
 import { UsageError } from '../errors.js';
-import { didYouMean } from '../suggest.js';
+import { didYouMean } from '../infra/did-you-mean.js';
 import {
   CLIENT_STATUSES,
   type ClientStatus,

@@ -11,9 +11,9 @@ import { finished } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { chmod, rename, stat, unlink } from 'node:fs/promises';
 import { OutputError, UsageError } from '../errors.js';
-import { createPrivate, refuseLink } from '../import/output-files.js';
-import { shownPath } from '../printable.js';
-import { tempBeside } from '../temp-files.js';
+import { createPrivate, refuseLink } from '../infra/output-files.js';
+import { shownPath } from '../infra/printable.js';
+import { tempBeside } from '../infra/temp-files.js';
 
 export interface Output {
   /** The final path, or the stream's label. */

@@ -17,7 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import { AuthError, ServiceError, StoppedError, UsageError } from '../errors.js';
-import { PrintTable, quickPrint } from '../fingerprints.js';
+import { PrintTable, quickPrint } from '../infra/fingerprints.js';
 import type { ServiceClient } from '../service/client.js';
 import { createWireSlots, type WireSlots } from '../service/wire-slots.js';
 import type { Client, ListClientsQuery, ListPage } from '../service/schemas.js';

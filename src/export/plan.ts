@@ -5,11 +5,11 @@
  */
 import { stat } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
-import { makeParentFolders } from '../folders.js';
-import { lockOutput, refuseLink } from '../import/output-files.js';
-import type { FileLock } from '../lock.js';
-import { shownPath } from '../printable.js';
-import { sweepStaleTemps } from '../temp-files.js';
+import { makeParentFolders } from '../infra/folders.js';
+import { lockOutput, refuseLink } from '../infra/output-files.js';
+import type { FileLock } from '../infra/lock.js';
+import { shownPath } from '../infra/printable.js';
+import { sweepStaleTemps } from '../infra/temp-files.js';
 import type { IncrementalRun, LastOutput } from './incremental.js';
 import { replacesLast } from './incremental.js';
 import { readReported, startNewSinceLast } from './new-since-last.js';

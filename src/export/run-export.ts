@@ -5,11 +5,11 @@
  * written and the run's account holds (account.ts); the incremental state moves only then.
  */
 
-import { type OnProgress, progressReporter } from '../progress-report.js';
+import { type OnProgress, progressReporter } from '../infra/progress-report.js';
 import { createAdaptiveLimit } from '../service/adaptive-limit.js';
 import type { ServiceClient } from '../service/client.js';
 import { createWireSlots } from '../service/wire-slots.js';
-import type { FileLock } from '../lock.js';
+import type { FileLock } from '../infra/lock.js';
 import { ExportAccount } from './account.js';
 import { flattenClient } from './columns.js';
 import { EXPORT_DEFAULTS } from './defaults.js';

@@ -11,9 +11,9 @@ import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import { assertOwnExisting } from '../import/output-files.js';
+import { assertOwnExisting } from '../infra/output-files.js';
 import type { Client } from '../service/schemas.js';
-import { tempBeside } from '../temp-files.js';
+import { tempBeside } from '../infra/temp-files.js';
 import { checkStateFilters, type IncrementalRun, stateFilters } from './incremental.js';
 
 const STATE_VERSION = 1;

@@ -1,7 +1,7 @@
 /** The import's defaults, shared by its flags (cli.ts) and the library (importClients). */
 import { SERVICE_DEFAULTS } from '../service/defaults.js';
 import { machineLimits, requestBound } from '../service/in-flight-bound.js';
-import type { DateFormat } from './normalize.js';
+import type { DateFormat } from './row/normalize.js';
 import { DEFAULT_MAX_RECORD_SIZE } from './read/types.js';
 
 export const DATE_FORMATS = ['YYYY-MM-DD', 'DD/MM/YYYY', 'MM/DD/YYYY'] as const satisfies readonly DateFormat[];

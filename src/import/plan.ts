@@ -2,13 +2,13 @@
  * The import's plan: everything that can refuse a run does so here, before the first request
  * — output paths, the input's format and headers, the column mapping, the results file.
  */
-import { type ColumnPlan, headerTest, mapColumns } from './columns.js';
-import { type FailedFile, openFailed } from './failed.js';
+import { type ColumnPlan, headerTest, mapColumns } from './row/columns.js';
+import { type FailedFile, openFailed } from './record/failed.js';
 import type { Field } from './fields.js';
-import { checkDistinctPaths, INPUT, lockOutput } from './output-files.js';
+import { checkDistinctPaths, INPUT, lockOutput } from '../infra/output-files.js';
 import { openRows, positionWord, type ReadOptions, type RowSource } from './read/index.js';
-import { assertResultsUsable, openResults, type ResultsFile } from './results.js';
-import { sweepStaleTemps } from '../temp-files.js';
+import { assertResultsUsable, openResults, type ResultsFile } from './record/results.js';
+import { sweepStaleTemps } from '../infra/temp-files.js';
 
 export interface PlanInput {
   file: string;

@@ -6,31 +6,31 @@
 import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { InputError } from '../errors.js';
-import { injected } from '../inject.js';
-import { type OnProgress, type ProgressReporter, progressReporter } from '../progress-report.js';
+import { injected } from '../infra/inject.js';
+import { type OnProgress, type ProgressReporter, progressReporter } from '../infra/progress-report.js';
 import type { LimitReport } from '../service/adaptive-limit.js';
 import type { ServiceClient } from '../service/client.js';
-import { accountForRun, RowLedger, type RunAccount } from './account.js';
-import { type ClassifyRules, classifyRow } from './classify-row.js';
+import { accountForRun, RowLedger, type RunAccount } from './record/account.js';
+import { type ClassifyRules, classifyRow } from './row/classify-row.js';
 import { defaultResultsPath, IMPORT_DEFAULTS } from './defaults.js';
 import type { Field } from './fields.js';
-import { KeySet } from './key-set.js';
-import type { DateFormat } from './normalize.js';
+import { KeySet } from './row/key-set.js';
+import type { DateFormat } from './row/normalize.js';
 import { type OpenPlan, planImport } from './plan.js';
 import type { RawRecord, ReadOptions, RowSource, SourceInfo } from './read/index.js';
-import { Recorder, type Stop } from './recorder.js';
-import type { Outcome } from './results.js';
-import { createSender, type SendRow } from './sender.js';
-import { type Shard, shardOfKey, shardOfRow, shardResultsPath } from './shard.js';
-import { createSendWindow, type SendWindow, signedBacklog } from './send-window.js';
-import { type InvalidRow, type Normalization, RunNotes } from './run-notes.js';
-import { AnswerStreak, systemicMessage } from './systemic.js';
-import { rowValidator } from './validate-row.js';
+import { Recorder, type Stop } from './record/recorder.js';
+import type { Outcome } from './record/results.js';
+import { createSender, type SendRow } from './send/sender.js';
+import { type Shard, shardOfKey, shardOfRow, shardResultsPath } from './send/shard.js';
+import { createSendWindow, type SendWindow, signedBacklog } from './send/send-window.js';
+import { type InvalidRow, type Normalization, RunNotes } from './record/run-notes.js';
+import { AnswerStreak, systemicMessage } from './send/systemic.js';
+import { rowValidator } from './row/validate-row.js';
 import { renderReport, writeReport } from '../report/write-report.js';
 import { type ReportTracker, trackReport } from '../report/track.js';
 
-export type { StopReason } from './recorder.js';
-export type { RunAccount } from './account.js';
+export type { StopReason } from './record/recorder.js';
+export type { RunAccount } from './record/account.js';
 
 /** What to import and how; every field but `file` has a default (IMPORT_DEFAULTS). */
 export interface ImportSettings {

@@ -6,7 +6,7 @@
  */
 import type { Field } from '../import/fields.js';
 import type { SourceInfo } from '../import/read/types.js';
-import type { ResultLine } from '../import/results.js';
+import type { ResultLine } from '../import/record/results.js';
 import { classifyIssue, type Problem } from './problems.js';
 import { Timeline } from './timeline.js';
 

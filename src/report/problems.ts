@@ -4,7 +4,7 @@
  * codes name the kind of problem, so a thousand different misspelt countries are one group.
  */
 import { FIELDS, type Field } from '../import/fields.js';
-import { fixFor } from '../import/fix-it-parts.js';
+import { fixFor } from '../import/fix-it/fix-it-parts.js';
 
 export interface Problem {
   /** `country_unknown`, `email_required`, `row_width`… */

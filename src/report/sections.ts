@@ -5,7 +5,7 @@
  */
 import { foldHeader, type Field } from '../import/fields.js';
 import { describeEncoding, positionWord } from '../import/read/types.js';
-import type { Normalization } from '../import/run-notes.js';
+import type { Normalization } from '../import/record/run-notes.js';
 import type { Group, ProblemRow, ReportNotes } from './collect.js';
 import { count, esc, rowCell, sample, table, value } from './html.js';
 import { fixOf, suggestionIn } from './problems.js';

@@ -5,8 +5,8 @@
  */
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { OutputError } from '../errors.js';
-import { shownPath } from '../printable.js';
-import { tempBeside } from '../temp-files.js';
+import { shownPath } from '../infra/printable.js';
+import { tempBeside } from '../infra/temp-files.js';
 import type { ReportNotes } from './collect.js';
 import { page } from './html.js';
 import { chart, serviceErrors, stopped } from './import-sections.js';

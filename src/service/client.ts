@@ -8,7 +8,7 @@ import type { Dispatcher } from 'undici';
 import { type BreakerPolicy, DEFAULT_BREAKER } from './breaker.js';
 import { SERVICE_DEFAULTS } from './defaults.js';
 import { createTransport, type NetworkSettings } from './dispatcher.js';
-import { injected } from '../inject.js';
+import { injected } from '../infra/inject.js';
 import { createOutageGate, type OutageEvent } from './outage.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import {

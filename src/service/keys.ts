@@ -1,7 +1,7 @@
 import { createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
-import { printable } from '../printable.js';
+import { printable } from '../infra/printable.js';
 import { REQUIRED_MODULUS_BITS } from './signing.js';
 
 export interface LoadedKey {

@@ -6,8 +6,8 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { AuthError, ServiceError } from '../errors.js';
-import { printable } from '../printable.js';
-import { redactToken } from '../redact.js';
+import { printable } from '../infra/printable.js';
+import { redactToken } from '../infra/redact.js';
 import { errorBodySchema } from './schemas.js';
 
 /** A List Clients page of 1,000 clients with documents is ~1–2 MB; nothing documented comes near. */

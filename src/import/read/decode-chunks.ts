@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { InputError } from '../../errors.js';
-import { shownPath } from '../../printable.js';
+import { shownPath } from '../../infra/printable.js';
 import { createDecoder } from './decode-text.js';
 import { firstInvalidUtf8, sequenceAt } from './detect-encoding.js';
 import type { InvalidByteQueue } from './invalid-bytes.js';

@@ -1,6 +1,6 @@
 import { CsvError } from 'csv-parse';
 import { type CodeOf, InputError } from '../../errors.js';
-import { shownPath } from '../../printable.js';
+import { shownPath } from '../../infra/printable.js';
 
 export interface ParseContext {
   file: string;

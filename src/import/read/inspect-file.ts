@@ -1,7 +1,7 @@
 import { open, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { InputError } from '../../errors.js';
-import { shownPath } from '../../printable.js';
+import { shownPath } from '../../infra/printable.js';
 import type { SourceFormat } from './types.js';
 
 /** Enough to sniff a delimiter and an encoding; sniffing never reads further. */

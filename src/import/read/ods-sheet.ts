@@ -6,7 +6,7 @@
  * What repeats may add is bounded, so a kilobyte cannot declare a billion cells.
  */
 import { InputError } from '../../errors.js';
-import { printable, shownPath } from '../../printable.js';
+import { printable, shownPath } from '../../infra/printable.js';
 import { cellText } from './cell-text.js';
 import type { OdsLayout } from './ods-styles.js';
 import { MAX_CELL_CHARS } from './shared-strings.js';

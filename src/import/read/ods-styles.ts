@@ -5,7 +5,7 @@
  */
 import type { Entry } from 'yauzl';
 import { InputError } from '../../errors.js';
-import { shownPath } from '../../printable.js';
+import { shownPath } from '../../infra/printable.js';
 import { type Attributes, type XmlHandler, xmlEvents } from './xml-events.js';
 import type { ZipArchive } from './zip-archive.js';
 

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { InputError } from '../../errors.js';
-import { shownPath } from '../../printable.js';
+import { shownPath } from '../../infra/printable.js';
 import { LineCounter, utf8Chunks } from './decode-chunks.js';
 import { decodeWindows1252 } from './decode-text.js';
 import { detectEncoding, settleEncoding } from './detect-encoding.js';

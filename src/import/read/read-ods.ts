@@ -6,7 +6,7 @@
  */
 import type { Readable } from 'node:stream';
 import { InputError } from '../../errors.js';
-import { shownPath } from '../../printable.js';
+import { shownPath } from '../../infra/printable.js';
 import type { InspectedFile } from './inspect-file.js';
 import { odsSheetHandler, type OdsSheetHandler } from './ods-sheet.js';
 import { readOdsLayout } from './ods-styles.js';

@@ -5,7 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { InputError } from '../../errors.js';
-import { printable, shownPath } from '../../printable.js';
+import { printable, shownPath } from '../../infra/printable.js';
 import { formatBytes } from './explain-csv-error.js';
 import { cellText, isoDate } from './cell-text.js';
 import type { InspectedFile } from './inspect-file.js';

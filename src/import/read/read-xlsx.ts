@@ -5,7 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import { InputError } from '../../errors.js';
-import { shownPath } from '../../printable.js';
+import { shownPath } from '../../infra/printable.js';
 import type { InspectedFile } from './inspect-file.js';
 import { splitHeader } from './shape-records.js';
 import { targetSheet } from './sheet-choice.js';

@@ -19,7 +19,7 @@
  */
 import { existsSync } from 'node:fs';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
-import { csvSafeCell } from '../../csv-text.js';
+import { csvSafeCell } from '../../infra/csv-text.js';
 import { type CodeOf, InputError, UsageError } from '../../errors.js';
 import type { InspectedFile } from './inspect-file.js';
 import type { ByteRange, InvalidCell, RawRecord, ReadOptions, RowSource, SourceInfo } from './types.js';

@@ -1,5 +1,5 @@
 import { InputError } from '../../errors.js';
-import { shownPath } from '../../printable.js';
+import { shownPath } from '../../infra/printable.js';
 import { foldHeader } from '../fields.js';
 import { HEADER_SEARCH_ROWS, type HeaderPlace, type HeaderTest, type LineRecord, type RawRecord } from './types.js';
 

@@ -6,7 +6,7 @@
  * of its own to trust, for files no one exports client lists in.
  */
 import { InputError } from '../../errors.js';
-import { shownPath } from '../../printable.js';
+import { shownPath } from '../../infra/printable.js';
 import { BiffError, sanitizeBiff } from './biff-records.js';
 import { readCompoundFile } from './compound-file.js';
 

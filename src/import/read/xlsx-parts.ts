@@ -6,7 +6,7 @@
 import { posix } from 'node:path';
 import type { Entry } from 'yauzl';
 import { InputError } from '../../errors.js';
-import { shownPath } from '../../printable.js';
+import { shownPath } from '../../infra/printable.js';
 import { formatBytes } from './explain-csv-error.js';
 import { MAX_CELL_CHARS, MAX_SHARED_STRINGS_BYTES, SharedStrings } from './shared-strings.js';
 import { type Attributes, unescapeOoxml, type XmlHandler, xmlEvents } from './xml-events.js';

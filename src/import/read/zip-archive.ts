@@ -7,7 +7,7 @@ import { pipeline, type Readable, Transform } from 'node:stream';
 import { createInflateRaw } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { InputError } from '../../errors.js';
-import { printable, shownPath } from '../../printable.js';
+import { printable, shownPath } from '../../infra/printable.js';
 import { formatBytes } from './explain-csv-error.js';
 
 /**

@@ -1,0 +1,135 @@
+/**
+ * Every row's outcome goes through the recorder: the results file, the --failed file, the
+ * counts and top error codes, --max-errors, and why the run stopped, if it did.
+ */
+import type { ErrorCode } from '../../errors.js';
+import type { RowVerdict } from '../row/classify-row.js';
+import type { FailedFile } from './failed.js';
+import type { RawRecord } from '../read/index.js';
+import { OUTCOMES, type Outcome, type ResultLine, type ResultsFile } from './results.js';
+
+export type StopReason =
+  | 'auth'
+  | 'interrupted'
+  | 'max_errors'
+  | 'input_error'
+  | 'output_error'
+  | 'connection'
+  | 'outage'
+  | 'incomplete_run'
+  | 'systemic_response';
+
+export interface Stop {
+  reason: StopReason;
+  message: string;
+  code: ErrorCode;
+  /** One line each for the summary, when the message is longer than that. */
+  cause?: string | undefined;
+  fix?: string | undefined;
+}
+
+export interface RecorderOptions {
+  results: ResultsFile;
+  failed: FailedFile | undefined;
+  maxErrors: number | undefined;
+  /** Ctrl-C: nothing more goes on the wire. */
+  signal: AbortSignal | undefined;
+  /** After each outcome (progress). */
+  onRecord: () => void;
+  /** A row the service refused (the review page groups them). */
+  onFailed?: ((line: ResultLine) => void) | undefined;
+}
+
+export class Recorder {
+  readonly counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
+  /** `created` rows whose client the service held before this run began (existing.ts): a replay, not a new client. */
+  existing = 0;
+  /** The first stop wins. */
+  stopped: Stop | undefined;
+  /** A results or failed file that could not be written: thrown once in-flight rows finish. */
+  outputFailure: unknown;
+  readonly #options: RecorderOptions;
+  readonly #errorCodes = new Map<string, number>();
+  #errors = 0;
+
+  constructor(options: RecorderOptions) {
+    this.#options = options;
+  }
+
+  /** One outcome: a results line, and for a problem (`error`) a --failed line too. */
+  record(line: ResultLine, error?: string): void {
+    this.counts[line.outcome]++;
+    this.#options.results.write(line);
+    if (error !== undefined) {
+      const failed = line.outcome === 'failed';
+      if (failed) this.#options.onFailed?.(line);
+      this.#options.failed?.write(line.values, error, failed ? line.key : undefined, failed ? line.errorParam : undefined);
+      const code = line.errorCode ?? line.outcome;
+      this.#errorCodes.set(code, (this.#errorCodes.get(code) ?? 0) + 1);
+      const { maxErrors } = this.#options;
+      if (maxErrors !== undefined && ++this.#errors >= maxErrors) {
+        this.stop('max_errors', `stopped after ${this.#errors} errors (--max-errors ${maxErrors})`, 'max_errors');
+      }
+    }
+    this.#options.onRecord();
+  }
+
+  /** A row decided without sending (classifyRow). */
+  settle(raw: RawRecord, verdict: Exclude<RowVerdict, { kind: 'send' }>): void {
+    const { row, values, echo } = raw;
+    switch (verdict.kind) {
+      case 'invalid':
+        return this.record(
+          { row, outcome: 'invalid', errorType: 'validation', errorCode: 'invalid_row', errorMessage: verdict.issues, values, echo },
+          verdict.issues,
+        );
+      case 'duplicate':
+        return this.record({
+          row,
+          outcome: 'duplicate',
+          key: verdict.key,
+          errorMessage: `same idempotency key as row ${verdict.firstRow}`,
+          values,
+          echo,
+        });
+      case 'skipped':
+        // Its `created` line from the earlier run stays in the results file: no new line.
+        this.counts.skipped++;
+        return this.#options.onRecord();
+      case 'valid':
+        return this.record({ row, outcome: 'valid', key: verdict.key, values, echo });
+    }
+  }
+
+  /** A row read but not sent: after a stop, or signed when the run stopped. */
+  notAttempted(raw: RawRecord, key?: string): void {
+    this.record({ row: raw.row, outcome: 'not_attempted', key, values: raw.values, echo: raw.echo });
+  }
+
+  stop(reason: StopReason, message: string, code: ErrorCode, summary?: { cause: string; fix: string }): void {
+    this.stopped ??= { reason, message, code, ...summary };
+  }
+
+  /** Ctrl-C: stop reading; what is in flight finishes. */
+  interrupted(): void {
+    this.stop('interrupted', 'interrupted', 'interrupted');
+  }
+
+  /** After a stop (auth, --max-errors, Ctrl-C) nothing more goes on the wire; what is on it finishes. */
+  halted(): boolean {
+    return this.#options.signal?.aborted === true || (this.stopped !== undefined && this.stopped.reason !== 'input_error');
+  }
+
+  /** A results or failed file that cannot be written: stop sending, finish in flight, then fail. */
+  outputFailed(error: unknown): void {
+    this.outputFailure ??= error;
+    this.stop('output_error', String((error as Error).message), 'output_failed');
+  }
+
+  topErrors(count: number): { code: string; count: number }[] {
+    return [...this.#errorCodes]
+      .map(([code, n]) => ({ code, count: n }))
+      .sort((a, b) => b.count - a.count)
+      .slice(0, count);
+  }
+}

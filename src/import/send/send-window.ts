@@ -1,0 +1,144 @@
+/**
+ * Bounded sending with backpressure, in two stages: signing, then the wire. `concurrency`
+ * requests may be on the wire at once, `ahead` rows are signed at once, and up to `backlog`
+ * more wait, signed, for a wire slot. Signing (milliseconds of CPU in the thread pool) so never
+ * holds a wire slot: with service latency, every slot is busy while the next bodies are signed.
+ * And while `auto` is still growing the wire's limit (it doubles once a round trip at first),
+ * the signer does not wait for it: the rows it signs meanwhile go out as the limit grows. Once
+ * anything pushed back, the backlog is closed: signed rows waiting through a 429's pause would
+ * keep every slot busy after it and read to the controller as room to grow.
+ * `slot()` resolves only when the window has room, so the reader pauses while it is full
+ * and memory stays flat whatever the file size. With `concurrency: 'auto'` the wire's limit
+ * follows the adaptive limit (service/adaptive-limit.ts), fed every attempt's answer through `observe`.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import pLimit from 'p-limit';
+import { createAdaptiveLimit, type LimitReport } from '../../service/adaptive-limit.js';
+import type { Answer } from '../../service/client.js';
+import type { WireSlot } from '../../service/types.js';
+import { createWireSlots } from '../../service/wire-slots.js';
+
+export interface SendWindow {
+  /** Waits for room in the window. */
+  slot(): Promise<void>;
+  /** Starts a row's task; it goes through `signing` and `wire` below. */
+  run(task: () => Promise<void>): void;
+  /** Runs `work` as one of at most `ahead` signatures in flight. */
+  signing<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` as one of at most `concurrency` requests on the wire, `rate` a second at most.
+   * `work` may lend its slot while it waits (the service client does, given it as `slot`).
+   */
+  wire<T>(work: (slot: WireSlot) => Promise<T>): Promise<T>;
+  /** Waits for everything submitted. */
+  drain(): Promise<void>;
+  /** An attempt's answer (service client's watchAnswers): `auto` adapts the wire limit to it. */
+  observe(answer: Answer): void;
+  /** The wire limit now and where it settled (the most held over the last answers). */
+  limits(): LimitReport;
+  /** Requests on the wire now. */
+  inFlight(): number;
+}
+
+export interface SendWindowOptions {
+  /** Requests on the wire: a fixed number, or `auto` (adapted, from `start` up to `max`). */
+  concurrency: number | 'auto';
+  /** `auto`'s bounds. */
+  maxConcurrency?: number | undefined;
+  startConcurrency?: number | undefined;
+  /** Rows being signed at once: a few per core keeps the thread pool busy. */
+  ahead: number;
+  /**
+   * Rows signed and waiting for a wire slot, at most, while `auto` is still growing its limit
+   * (before the service or the machine first pushed back); default 0.
+   */
+  backlog?: number | undefined;
+  /** Sends per second, at most. */
+  rate?: number | undefined;
+  /** Ctrl-C: cuts a rate-limit wait short; `work` then sees it aborted. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Signed rows that may wait for a wire slot while `auto` grows its limit: about two seconds of
+ * one core's signing per core (an RSA-4096 signature costs ~4 ms of CPU), at most BACKLOG_MAX.
+ * While the limit doubles from its start, a round trip a step, the signer works on instead of
+ * waiting for it, and the rows it signed go out as the limit grows (bench/README.md, "at a
+ * distance"). Each waiting row holds its values, body and signature: a few KB.
+ */
+export function signedBacklog(cores: number): number {
+  return Math.min(BACKLOG_MAX, BACKLOG_PER_CORE * cores);
+}
+const BACKLOG_PER_CORE = 512;
+const BACKLOG_MAX = 4096;
+
+/** Pure: when the next send may start, `1000 / rate` ms after the previous one started. */
+export function nextSendAt(previous: number, now: number, rate: number): number {
+  return Math.max(now, previous + 1000 / rate);
+}
+
+export function createSendWindow(options: SendWindowOptions): SendWindow {
+  const { ahead, rate, signal } = options;
+  const backlog = options.backlog ?? 0;
+  const limit = createAdaptiveLimit({
+    limit: options.concurrency,
+    start: options.startConcurrency ?? 8,
+    max: options.maxConcurrency ?? 64,
+  });
+  const wire = createWireSlots(limit.current);
+  const signing = pLimit(ahead);
+  const running = new Set<Promise<void>>();
+  let waiter: (() => void) | undefined;
+  // --rate: sends take turns through this chain; each waits from the moment the previous one
+  // actually started, so a timer that fires late (a busy event loop) never lets two bunch up.
+  let turns: Promise<void> = Promise.resolve();
+  let lastStart = Number.NEGATIVE_INFINITY;
+  const paced = (rate: number): Promise<void> => {
+    turns = turns.then(async () => {
+      const wait = nextSendAt(lastStart, Date.now(), rate) - Date.now();
+      if (wait > 0) await sleep(wait, undefined, { signal }).catch(() => undefined);
+      lastStart = Date.now();
+    });
+    return turns;
+  };
+
+  return {
+    async slot() {
+      while (running.size >= wire.limit + ahead + (limit.growing ? backlog : 0)) {
+        await new Promise<void>((resolve) => {
+          waiter = resolve;
+        });
+      }
+    },
+    run(task) {
+      const done = task().finally(() => {
+        running.delete(done);
+        const wake = waiter;
+        waiter = undefined;
+        wake?.();
+      });
+      running.add(done);
+    },
+    signing: (work) => signing(work),
+    // --rate paces what goes on the wire, not what is read: signed rows waiting for a slot
+    // must not go out back to back when a slow request frees it.
+    async wire(work) {
+      const slot = await wire.take();
+      try {
+        if (rate !== undefined) await paced(rate);
+        return await work(slot);
+      } finally {
+        slot.leave();
+      }
+    },
+    async drain() {
+      while (running.size > 0) await Promise.allSettled([...running]);
+    },
+    observe(answer) {
+      limit.observe(answer, Math.max(1, wire.held));
+      wire.limit = limit.current;
+    },
+    limits: () => limit.limits(),
+    inFlight: () => wire.held,
+  };
+}
