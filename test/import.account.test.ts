@@ -172,7 +172,7 @@ describe('the end-of-run account (validate and import)', () => {
 function runInjected(fault: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const dist = (path: string) => pathToFileURL(join(ROOT, 'dist', path)).href;
   const script = [
-    `import { injected } from ${JSON.stringify(dist('inject.js'))};`,
+    `import { injected } from ${JSON.stringify(dist('infra/inject.js'))};`,
     `import { main } from ${JSON.stringify(dist('main.js'))};`,
     fault,
     'await main(process.argv.slice(1));',

@@ -205,7 +205,7 @@ describe("another user's lock in a folder others can write", () => {
     chmodSync(folder, 0o1777);
     const target = join(folder, 'clients.results.csv');
     writeFileSync(`${target}.lock`, 'planted by root');
-    const script = `import(${JSON.stringify(join(dirname(cli.bin), 'lock.js'))}).then((m) => { try { m.lockFile(process.argv[1]); } catch (e) { process.stdout.write(e.message); } })`;
+    const script = `import(${JSON.stringify(join(dirname(cli.bin), 'infra', 'lock.js'))}).then((m) => { try { m.lockFile(process.argv[1]); } catch (e) { process.stdout.write(e.message); } })`;
     const run = spawnSync(process.execPath, ['-e', script, target], { uid: OTHER, gid: OTHER, encoding: 'utf8', cwd: folder });
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe(
