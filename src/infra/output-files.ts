@@ -123,13 +123,17 @@ export function assertOwnFile(path: string, stats: Stats): void {
  */
 export function assertOwnExisting(path: string): void {
   refuseLink(path);
-  let stats: Stats;
+  const stats = lstatQuietly(path);
+  if (stats !== undefined) assertOwnFile(path, stats);
+}
+
+/** lstat, or undefined for a path that is not there (or cannot be looked at: the open says why). */
+function lstatQuietly(path: string): Stats | undefined {
   try {
-    stats = lstatSync(path);
+    return lstatSync(path);
   } catch {
-    return;
+    return undefined;
   }
-  assertOwnFile(path, stats);
 }
 
 /**
@@ -139,13 +143,8 @@ export function assertOwnExisting(path: string): void {
  */
 export function refuseLink(path: string): void {
   refuseForeignFolderLink(path);
-  let stats: Stats;
-  try {
-    stats = lstatSync(path);
-  } catch {
-    return;
-  }
-  if (!stats.isSymbolicLink()) return;
+  const stats = lstatQuietly(path);
+  if (stats === undefined || !stats.isSymbolicLink()) return;
   throw new UsageError(
     `${shownPath(path)} is a symbolic link (owned by ${ownerOf(stats.uid)}, pointing to ${linkTarget(path)}): ` +
       'ccs-bulk never writes through a link; remove it, or name the real file',
@@ -157,13 +156,8 @@ function refuseForeignFolderLink(path: string): void {
   if (ownUid === undefined) return;
   const absolute = resolve(path);
   for (let folder = dirname(absolute); folder !== dirname(folder); folder = dirname(folder)) {
-    let stats: Stats;
-    try {
-      stats = lstatSync(folder);
-    } catch {
-      continue;
-    }
-    if (!stats.isSymbolicLink() || stats.uid === ownUid || stats.uid === 0) continue;
+    const stats = lstatQuietly(folder);
+    if (stats === undefined || !stats.isSymbolicLink() || stats.uid === ownUid || stats.uid === 0) continue;
     throw new UsageError(
       `${shownPath(path)} is reached through ${shownPath(folder)}, a symbolic link owned by ${ownerOf(stats.uid)} (pointing to ` +
         `${linkTarget(folder)}): ccs-bulk never writes where another account's link leads; name the real folder`,
