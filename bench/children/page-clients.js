@@ -8,24 +8,11 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
 import { Pool } from 'undici';
+import { EXPORT_COLUMNS } from '../../dist/export/columns.js';
 
 const options = JSON.parse(process.argv[2] ?? '{}');
-const COLUMNS = [
-  'id',
-  'name',
-  'email',
-  'country',
-  'address',
-  'currency',
-  'status',
-  'credit_status',
-  'created_at',
-  'bank_iban',
-  'bank_account_number',
-  'bank_swift_code',
-  'documents_count',
-  'documents',
-];
+// The exporter's own column list: the baseline writes the same file, only without its care.
+const COLUMNS = EXPORT_COLUMNS;
 const { pageSize, prefetch } = options;
 const pool = new Pool(new URL(options.url).origin, { connections: prefetch, keepAliveTimeout: 30_000 });
 const headers = { authorization: `Bearer ${options.token}`, accept: 'application/json' };
