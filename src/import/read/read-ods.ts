@@ -16,26 +16,20 @@ import { targetSheet } from './sheet-choice.js';
 import type { LineRecord, ReadOptions, RowSource } from './types.js';
 import { PROTECTED } from './xls-source.js';
 import { xmlEvents } from './xml-events.js';
-import { openZip, readText, type ZipArchive } from './zip-archive.js';
+import { openZip, readText, SheetPart, type ZipArchive } from './zip-archive.js';
 
 /** The sheet XML behind one batch of records, as for an .xlsx. */
 const BATCH_BYTES = 64 * 1024;
 
 export async function openOds(inspected: InspectedFile, options: ReadOptions): Promise<RowSource> {
   const { file } = inspected;
-  const zip = await openZip(file).catch((error: unknown) => {
-    throw unreadable(file, error);
-  });
-  let stream: Readable | undefined;
-  let inflated = 0;
-  let total = 0;
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    stream?.destroy();
-    zip.close();
-  };
+  const part = new SheetPart(
+    await openZip(file).catch((error: unknown) => {
+      throw unreadable(file, error);
+    }),
+  );
+  const { zip } = part;
+  const close = () => part.close();
   try {
     if (await isEncrypted(zip, file)) throw new InputError(`${shownPath(file)}: ${PROTECTED}`, 'input_protected', { file });
     const content = zip.entry('content.xml');
@@ -45,10 +39,9 @@ export async function openOds(inspected: InspectedFile, options: ReadOptions): P
     if (layout.sheets.length === 0) throw new InputError(`${shownPath(file)}: the workbook has no sheets`, 'input_empty', { file });
     const name = targetSheet(options.sheet, layout.sheets);
     if (name === undefined) throw noSheet(file, options.sheet ?? '', layout.sheets);
-    total = content.uncompressedSize;
-    stream = await zip.open(content);
+    const stream = await part.open(content);
     const handler = odsSheetHandler(file, layout, layout.sheets.indexOf(name));
-    const records = sheetRecords(stream, handler, file, (bytes) => (inflated += bytes), () => closed);
+    const records = sheetRecords(stream, handler, file, (bytes) => (part.inflated += bytes), () => part.closed);
     const split = await splitHeader(records, { file, headerRow: options.headerRow, headerTest: options.headerTest, pad: true });
     if (split === undefined) throw new InputError(`${shownPath(file)}: sheet "${name}" is empty`, 'input_empty', { file });
     return {
@@ -66,7 +59,7 @@ export async function openOds(inspected: InspectedFile, options: ReadOptions): P
       headers: split.headers,
       batches: split.batches,
       // Progress through content.xml, scaled to the file's size for the ETA.
-      bytesRead: () => (total === 0 ? inspected.sizeBytes : Math.round((Math.min(inflated, total) / total) * inspected.sizeBytes)),
+      bytesRead: () => part.bytesRead(inspected.sizeBytes),
       close,
     };
   } catch (error) {

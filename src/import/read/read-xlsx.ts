@@ -13,26 +13,20 @@ import type { LineRecord, ReadOptions, RowSource } from './types.js';
 import { readSharedStrings, readStyles, readWorkbook } from './xlsx-parts.js';
 import { type SheetContext, sheetHandler } from './xlsx-sheet.js';
 import { xmlEvents } from './xml-events.js';
-import { openZip } from './zip-archive.js';
+import { openZip, SheetPart } from './zip-archive.js';
 
 /** The sheet XML behind one batch of records: the 64 KiB a CSV batch is read from. */
 const BATCH_BYTES = 64 * 1024;
 
 export async function openXlsx(inspected: InspectedFile, options: ReadOptions): Promise<RowSource> {
   const { file } = inspected;
-  const zip = await openZip(file).catch((error: unknown) => {
-    throw unreadable(file, error);
-  });
-  let stream: Readable | undefined;
-  let inflated = 0;
-  let total = 0;
-  let closed = false;
-  const close = async () => {
-    if (closed) return;
-    closed = true;
-    stream?.destroy();
-    zip.close();
-  };
+  const part = new SheetPart(
+    await openZip(file).catch((error: unknown) => {
+      throw unreadable(file, error);
+    }),
+  );
+  const { zip } = part;
+  const close = () => part.close();
   try {
     const workbook = await readWorkbook(zip, file);
     if (workbook === undefined) {
@@ -50,11 +44,8 @@ export async function openXlsx(inspected: InspectedFile, options: ReadOptions): 
       formats: await readStyles(zip, workbook.styles, file),
       shared: await readSharedStrings(zip, workbook.sharedStrings, file),
     };
-    if (chosen.entry !== undefined) {
-      total = chosen.entry.uncompressedSize;
-      stream = await zip.open(chosen.entry);
-    }
-    const records = sheetRecords(stream, context, (bytes) => (inflated += bytes), () => closed);
+    const stream = chosen.entry === undefined ? undefined : await part.open(chosen.entry);
+    const records = sheetRecords(stream, context, (bytes) => (part.inflated += bytes), () => part.closed);
     const split = await splitHeader(records, {
       file,
       headerRow: options.headerRow,
@@ -78,8 +69,7 @@ export async function openXlsx(inspected: InspectedFile, options: ReadOptions): 
       },
       headers: split.headers,
       batches: split.batches,
-      // Progress through the sheet's XML, scaled to the file's size for the ETA.
-      bytesRead: () => (total === 0 ? inspected.sizeBytes : Math.round((inflated / total) * inspected.sizeBytes)),
+      bytesRead: () => part.bytesRead(inspected.sizeBytes),
       close,
     };
   } catch (error) {
