@@ -5,6 +5,7 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { constants, crc32, deflateRawSync } from 'node:zlib';
+import { centralRecord, endRecord, localHeader } from '../src/import/fix-it/zip-records.js';
 
 export interface ZipEntry {
   name: string;
@@ -24,42 +25,14 @@ export function writeZip(path: string, entries: ZipEntry[]): void {
   try {
     for (const entry of entries) {
       const { data, crc, size } = deflate(entry.chunks());
-      const name = Buffer.from(entry.name, 'utf8');
-      const at = offset;
-      const local = Buffer.alloc(30);
-      local.writeUInt32LE(0x04034b50, 0);
-      local.writeUInt16LE(20, 4);
-      local.writeUInt16LE(8, 8);
-      local.writeUInt16LE(0x21, 12);
-      local.writeUInt32LE(crc, 14);
-      local.writeUInt32LE(data.length, 18);
-      local.writeUInt32LE(size, 22);
-      local.writeUInt16LE(name.length, 26);
-      write(local);
-      write(name);
+      const record = { name: Buffer.from(entry.name, 'utf8'), offset, crc, compressed: data.length, size };
+      write(localHeader(record, 0));
       write(data);
-      const header = Buffer.alloc(46);
-      header.writeUInt32LE(0x02014b50, 0);
-      header.writeUInt16LE(20, 4);
-      header.writeUInt16LE(20, 6);
-      header.writeUInt16LE(8, 10);
-      header.writeUInt16LE(0x21, 14);
-      header.writeUInt32LE(crc, 16);
-      header.writeUInt32LE(data.length, 20);
-      header.writeUInt32LE(size, 24);
-      header.writeUInt16LE(name.length, 28);
-      header.writeUInt32LE(at, 42);
-      central.push(header, name);
+      central.push(centralRecord(record, 0));
     }
     const start = offset;
     for (const part of central) write(part);
-    const end = Buffer.alloc(22);
-    end.writeUInt32LE(0x06054b50, 0);
-    end.writeUInt16LE(entries.length, 8);
-    end.writeUInt16LE(entries.length, 10);
-    end.writeUInt32LE(offset - start, 12);
-    end.writeUInt32LE(start, 16);
-    write(end);
+    write(endRecord(entries.length, start, offset - start));
   } finally {
     closeSync(fd);
   }

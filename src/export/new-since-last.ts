@@ -8,15 +8,14 @@
  * The file: a first line naming the format, one line of JSON (filters, counts, last output),
  * then the two runs of hashes, 8 bytes each, little-endian. Mode 0600, replaced atomically.
  */
-import { type FileHandle, open, rename, unlink } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
-import { assertOwnExisting } from '../infra/output-files.js';
 import type { Client } from '../service/schemas.js';
-import { tempBeside } from '../infra/temp-files.js';
 import { HashList, idHash, ReportedIds, SortedIds } from './id-set.js';
 import { checkStateFilters, type IncrementalRun, stateFilters } from './incremental.js';
+import { openState, replaceState } from './state-file.js';
 
 const MAGIC = 'ccs-bulk new-since-last state\n';
 
@@ -51,16 +50,8 @@ const HEAD_BYTES = 64 * 1024;
  * export. The hashes are read straight into their arrays: one copy in memory, 8 bytes an id.
  */
 export async function readReported(path: string): Promise<ReportedState | undefined> {
-  let file: FileHandle;
-  // Another account's state would choose what counts as already reported.
-  assertOwnExisting(path);
-  try {
-    file = await open(path, 'r');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    throw new UsageError(`cannot read the state file ${path}: ${code ?? 'error'}`, 'state_invalid');
-  }
+  const file = await openState(path, (at) => open(at, 'r'));
+  if (file === undefined) return undefined;
   try {
     const head = Buffer.alloc(HEAD_BYTES);
     const { bytesRead } = await file.read(head, 0, HEAD_BYTES, 0);
@@ -192,28 +183,22 @@ function* stateChunks(head: Buffer, reported: ReportedIds, lastAdded: SortedIds)
  * the old state or the new one. The chunks are made as they are written (a generator's worth
  * of memory, not the file's). Returns the bytes written.
  */
-async function writeAtomically(path: string, chunks: Iterable<Buffer>): Promise<number> {
-  const temp = tempBeside(path);
+function writeAtomically(path: string, chunks: Iterable<Buffer>): Promise<number> {
+  return replaceState(path, (temp) => writeChunks(temp, chunks), 'the next run reports these clients again');
+}
+
+/** The chunks into a new file of mode 0600, flushed to disk; the bytes written. */
+async function writeChunks(path: string, chunks: Iterable<Buffer>): Promise<number> {
+  const file = await open(path, 'wx', 0o600);
+  let bytes = 0;
   try {
-    const file = await open(temp, 'wx', 0o600);
-    let bytes = 0;
-    try {
-      for (const chunk of chunks) {
-        await file.write(chunk);
-        bytes += chunk.length;
-      }
-      await file.datasync();
-    } finally {
-      await file.close();
+    for (const chunk of chunks) {
+      await file.write(chunk);
+      bytes += chunk.length;
     }
-    await rename(temp, path);
-    return bytes;
-  } catch (error) {
-    await unlink(temp).catch(() => {});
-    throw new UsageError(
-      `the export was written but the state file ${path} could not be: ${(error as NodeJS.ErrnoException).code ?? error}; ` +
-        'the next run reports these clients again',
-      'state_invalid',
-    );
+    await file.datasync();
+  } finally {
+    await file.close();
   }
+  return bytes;
 }

@@ -7,14 +7,13 @@
  * service that compares in seconds, or rounds, still never repeats a client. The state is
  * replaced (temp file, then rename) only after the output was committed.
  */
-import { readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import { assertOwnExisting } from '../infra/output-files.js';
 import type { Client } from '../service/schemas.js';
-import { tempBeside } from '../infra/temp-files.js';
 import { checkStateFilters, type IncrementalRun, stateFilters } from './incremental.js';
+import { openState, replaceState } from './state-file.js';
 
 const STATE_VERSION = 1;
 
@@ -52,16 +51,8 @@ const NEAR_MS = 1000;
 
 /** The state, or undefined before the first run. A damaged state is exit 2, never a silent full export. */
 export async function readState(path: string): Promise<SinceLastState | undefined> {
-  let text: string;
-  // Another account's state would choose the window: a bound in 2099 makes every night empty.
-  assertOwnExisting(path);
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    throw new UsageError(`cannot read the state file ${path}: ${code ?? 'error'}`, 'state_invalid');
-  }
+  const text = await openState(path, (at) => readFile(at, 'utf8'));
+  if (text === undefined) return undefined;
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -107,17 +98,8 @@ export class NearBound {
 
 /** Replaces the state atomically: a crash leaves the old state or the new one, never half. */
 export async function writeState(path: string, state: SinceLastState): Promise<void> {
-  const temp = tempBeside(path);
-  try {
-    await writeFile(temp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-    await rename(temp, path);
-  } catch (error) {
-    await unlink(temp).catch(() => {});
-    throw new UsageError(
-      `the export was written but the state file ${path} could not be: ${(error as NodeJS.ErrnoException).code ?? error}; the next run repeats this window`,
-      'state_invalid',
-    );
-  }
+  const write = (temp: string) => writeFile(temp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+  await replaceState(path, write, 'the next run repeats this window');
 }
 
 export interface SinceLastSettings {

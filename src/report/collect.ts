@@ -22,8 +22,7 @@ const MAX_LISTED = 4000;
 /** Duplicate rows listed under one first occurrence. */
 const ROWS_PER_DUPLICATE = 20;
 /** Sample values per column, and how many rows are looked at for them. */
-const SAMPLES = 3;
-const SAMPLE_ROWS = 1000;
+const SAMPLES = { perColumn: 3, rows: 1000 } as const;
 /** A value's characters kept for the page (a 1 MB cell must not make a 200 MB page). */
 const MAX_VALUE = 200;
 
@@ -110,17 +109,17 @@ export class ReportNotes {
 
   /** Every row read: the first non-empty values of each column, from the first rows. */
   row(values: readonly string[]): void {
-    if (this.#sampleRows >= SAMPLE_ROWS) return;
+    if (this.#sampleRows >= SAMPLES.rows) return;
     this.#sampleRows++;
     let full = true;
     for (let i = 0; i < this.samples.length; i++) {
       const kept = this.samples[i]!;
-      if (kept.length >= SAMPLES) continue;
+      if (kept.length >= SAMPLES.perColumn) continue;
       const text = (values[i] ?? '').trim();
       if (text !== '' && !kept.includes(text)) kept.push(cut(text));
-      full &&= kept.length >= SAMPLES;
+      full &&= kept.length >= SAMPLES.perColumn;
     }
-    if (full) this.#sampleRows = SAMPLE_ROWS;
+    if (full) this.#sampleRows = SAMPLES.rows;
   }
 
   invalid(row: number, values: readonly string[], issues: readonly string[]): void {

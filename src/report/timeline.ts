@@ -4,6 +4,8 @@
  * when full, neighbouring points merge, so a day-long run costs what a 20-minute one does.
  */
 
+const MAX_POINTS = 1200;
+
 export interface TimePoint {
   /** Seconds since the run started. */
   at: number;
@@ -14,8 +16,6 @@ export interface TimePoint {
   /** Sending was paused (the service down) at some time since the previous point. */
   paused: boolean;
 }
-
-const MAX_POINTS = 1200;
 
 export class Timeline {
   readonly points: TimePoint[] = [];

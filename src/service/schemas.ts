@@ -31,31 +31,22 @@ export interface CreateClientBody {
   application_date?: string;
 }
 
-export const documentSchema = z.object({
-  name: z.string().nullish(),
-  key: z.string().nullish(),
-  status: z.string().nullish(),
-  reason: z.string().nullish(),
-});
+type NullishText = z.ZodOptional<z.ZodNullable<z.ZodString>>;
 
-export const bankInformationSchema = z.object({
-  iban: z.string().nullish(),
-  account_number: z.string().nullish(),
-  swift_code: z.string().nullish(),
-});
+/** Text fields the service may leave out or send as null, in this order. */
+function nullishText<const K extends string>(...names: K[]): Record<K, NullishText> {
+  return Object.fromEntries(names.map((name) => [name, z.string().nullish()])) as Record<K, NullishText>;
+}
+
+export const documentSchema = z.object(nullishText('name', 'key', 'status', 'reason'));
+
+export const bankInformationSchema = z.object(nullishText('iban', 'account_number', 'swift_code'));
 
 /** Client detail. Unknown fields are kept: the service may grow, the exporter may want them. */
 export const clientSchema = z.looseObject({
   // A client without an id cannot be recorded as created.
   id: z.string().min(1),
-  name: z.string().nullish(),
-  status: z.string().nullish(),
-  credit_status: z.string().nullish(),
-  created_at: z.string().nullish(),
-  email: z.string().nullish(),
-  country: z.string().nullish(),
-  address: z.string().nullish(),
-  currency: z.string().nullish(),
+  ...nullishText('name', 'status', 'credit_status', 'created_at', 'email', 'country', 'address', 'currency'),
   bank_information: bankInformationSchema.nullish(),
   documents: z.array(documentSchema).nullish(),
 });
@@ -79,12 +70,7 @@ export type ListPage = z.infer<typeof listPageSchema>;
 
 export const errorBodySchema = z.object({
   error: z.object({
-    type: z.string().nullish(),
-    code: z.string().nullish(),
-    message: z.string().nullish(),
-    param: z.string().nullish(),
-    request_id: z.string().nullish(),
-    doc_url: z.string().nullish(),
+    ...nullishText('type', 'code', 'message', 'param', 'request_id', 'doc_url'),
     details: z.unknown().optional(),
   }),
 });

@@ -8,20 +8,11 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { constants, crc32, deflateRawSync } from 'node:zlib';
 import { writeFully } from '../../infra/output-files.js';
+import { centralRecord, dataDescriptor, endRecord, localHeader, type ZipEntryRecord as Entry } from './zip-records.js';
 
 const CHUNK = 1 << 16;
 const FLAGS = 0x0808; // sizes in a data descriptor; names in UTF-8
 const FINAL_BLOCK = deflateRawSync(Buffer.alloc(0));
-/** 1980-01-01 00:00 in DOS format: a fixed stamp keeps the output reproducible. */
-const [DOS_TIME, DOS_DATE] = [0, 0x21];
-
-interface Entry {
-  name: Buffer;
-  offset: number;
-  crc: number;
-  compressed: number;
-  size: number;
-}
 
 export interface SyncZip {
   /** Starts an entry; text written until the next begin/finish goes into it. */
@@ -63,27 +54,13 @@ export function syncZip(fd: number, path: string): SyncZip {
     flush();
     current.compressed += FINAL_BLOCK.length;
     out(FINAL_BLOCK);
-    const descriptor = Buffer.alloc(16);
-    descriptor.writeUInt32LE(0x08074b50, 0);
-    descriptor.writeUInt32LE(current.crc >>> 0, 4);
-    descriptor.writeUInt32LE(current.compressed, 8);
-    descriptor.writeUInt32LE(current.size, 12);
-    out(descriptor);
+    out(dataDescriptor(current));
     current = undefined;
   };
   const begin = (name: string) => {
     end();
     const entry: Entry = { name: Buffer.from(name, 'utf8'), offset, crc: 0, compressed: 0, size: 0 };
-    const header = Buffer.alloc(30);
-    header.writeUInt32LE(0x04034b50, 0);
-    header.writeUInt16LE(20, 4);
-    header.writeUInt16LE(FLAGS, 6);
-    header.writeUInt16LE(8, 8);
-    header.writeUInt16LE(DOS_TIME, 10);
-    header.writeUInt16LE(DOS_DATE, 12);
-    header.writeUInt16LE(entry.name.length, 26);
-    out(header);
-    out(entry.name);
+    out(localHeader(entry, FLAGS));
     entries.push(entry);
     current = entry;
   };
@@ -107,32 +84,8 @@ export function syncZip(fd: number, path: string): SyncZip {
     finish() {
       end();
       const start = offset;
-      for (const entry of entries) out(centralRecord(entry));
-      const eocd = Buffer.alloc(22);
-      eocd.writeUInt32LE(0x06054b50, 0);
-      eocd.writeUInt16LE(entries.length, 8);
-      eocd.writeUInt16LE(entries.length, 10);
-      eocd.writeUInt32LE(offset - start, 12);
-      eocd.writeUInt32LE(start, 16);
-      out(eocd);
+      for (const entry of entries) out(centralRecord(entry, FLAGS));
+      out(endRecord(entries.length, start, offset - start));
     },
   };
-}
-
-function centralRecord(entry: Entry): Buffer {
-  const record = Buffer.alloc(46 + entry.name.length);
-  record.writeUInt32LE(0x02014b50, 0);
-  record.writeUInt16LE(20, 4);
-  record.writeUInt16LE(20, 6);
-  record.writeUInt16LE(FLAGS, 8);
-  record.writeUInt16LE(8, 10);
-  record.writeUInt16LE(DOS_TIME, 12);
-  record.writeUInt16LE(DOS_DATE, 14);
-  record.writeUInt32LE(entry.crc >>> 0, 16);
-  record.writeUInt32LE(entry.compressed, 20);
-  record.writeUInt32LE(entry.size, 24);
-  record.writeUInt16LE(entry.name.length, 28);
-  record.writeUInt32LE(entry.offset, 42);
-  entry.name.copy(record, 46);
-  return record;
 }

@@ -60,10 +60,8 @@ export function sanitizeBiff(stream: Buffer, maxCells: number): Buffer {
   let guessed = false;
   let depth = 0;
   let last = 0;
-  let cells = 0;
-  let xfs = 0;
-  let formats = 0;
-  let tables = 0;
+  // Records counted against their bounds.
+  const count = { cells: 0, xfs: 0, formats: 0, tables: 0 };
   let at = 0;
   while (at < stream.length - 1) {
     const type = stream.readUInt16LE(at);
@@ -104,19 +102,19 @@ export function sanitizeBiff(stream: Buffer, maxCells: number): Buffer {
     } else if (type === FILE_PASS) {
       throw new BiffError({ kind: 'protected' });
     } else if (type === SST) {
-      if (++tables > 1) damaged('more than one shared string table');
+      if (++count.tables > 1) damaged('more than one shared string table');
     } else if (XF.has(type)) {
-      if (++xfs > MAX_XFS) damaged(`more than ${MAX_XFS.toLocaleString('en-US')} cell formats`);
+      if (++count.xfs > MAX_XFS) damaged(`more than ${MAX_XFS.toLocaleString('en-US')} cell formats`);
     } else if (FORMAT.has(type)) {
-      if (++formats > MAX_FORMATS) damaged(`more than ${MAX_FORMATS.toLocaleString('en-US')} number formats`);
+      if (++count.formats > MAX_FORMATS) damaged(`more than ${MAX_FORMATS.toLocaleString('en-US')} number formats`);
       if (biff > 5) fits(type === 0x041e ? 2 : 0);
     } else if (type === 0x0207 && biff !== 2) {
       fits(0);
     }
 
-    if (type === MUL_RK) cells += Math.max(0, Math.floor((size - 6) / 6));
-    else if (CELL.has(type)) cells++;
-    if (cells > maxCells) throw new BiffError({ kind: 'cells', limit: maxCells });
+    if (type === MUL_RK) count.cells += Math.max(0, Math.floor((size - 6) / 6));
+    else if (CELL.has(type)) count.cells++;
+    if (count.cells > maxCells) throw new BiffError({ kind: 'cells', limit: maxCells });
 
     // Text cells, read by the version SheetJS has then.
     if (type === 0x0204) {

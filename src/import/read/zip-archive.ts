@@ -24,38 +24,6 @@ export interface ZipArchive {
   close(): void;
 }
 
-/**
- * A workbook's zip and the one sheet part streamed out of it (.xlsx and .ods alike): how far the
- * part has inflated, for progress, and one close for both, safe to call twice.
- */
-export class SheetPart {
-  stream: Readable | undefined;
-  inflated = 0;
-  #total = 0;
-  closed = false;
-
-  constructor(readonly zip: ZipArchive) {}
-
-  async open(entry: Entry): Promise<Readable> {
-    this.#total = entry.uncompressedSize;
-    this.stream = await this.zip.open(entry);
-    return this.stream;
-  }
-
-  /** Progress through the part's XML, scaled to the file's size for the ETA. */
-  bytesRead(sizeBytes: number): number {
-    const total = this.#total;
-    return total === 0 ? sizeBytes : Math.round((Math.min(this.inflated, total) / total) * sizeBytes);
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.stream?.destroy();
-    this.zip.close();
-  }
-}
-
 export async function openZip(file: string): Promise<ZipArchive> {
   const zip = await new Promise<ZipFile>((resolve, reject) => {
     yauzl.open(file, { lazyEntries: true, autoClose: false, validateEntrySizes: true }, (error, opened) =>
