@@ -1,6 +1,6 @@
 /**
  * One small, closed error family. Every code ccs-bulk raises is in ERROR_CODES with the one
- * class that raises it (the README's error table is checked against it); each class has one
+ * class that raises it (docs/errors.md's table is checked against it); each class has one
  * exit code, and only main.ts turns them into exit codes and messages.
  */
 
@@ -55,6 +55,9 @@ export const ERROR_CODES = {
   results_foreign: 'UsageError',
   results_unreadable: 'UsageError',
   results_other_service: 'UsageError',
+  identity_unknown_column: 'UsageError',
+  held_listing_refused: 'UsageError',
+  held_cache_refused: 'UsageError',
   output_unwritable: 'UsageError',
   same_file: 'UsageError',
   output_locked: 'UsageError',
@@ -98,6 +101,7 @@ export const ERROR_CODES = {
   missing_columns: 'InputError',
   duplicate_columns: 'InputError',
   map_unknown_header: 'InputError',
+  unmapped_field_column: 'InputError',
   results_merge: 'InputError',
   // The service refused or failed a request. A row fails (import), or exit 1 (export).
   service: 'ServiceError',

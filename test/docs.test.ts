@@ -1,6 +1,6 @@
 /**
- * The README is checked against the code: its error table against ERROR_CODES (every code,
- * once, with its class's exit code), and its flag tables against each command's --help (every
+ * The docs are checked against the code: the error table (docs/errors.md) against ERROR_CODES
+ * (every code, once, with its class's exit code), and the README's flag tables against each command's --help (every
  * flag in one is in the other, defaults and environment variables alike). A flag or a command
  * added later fails here until the README documents it.
  */
@@ -13,6 +13,8 @@ import { ERROR_CODES, EXIT_CODES } from '../src/errors.js';
 import { ROOT, runCliInProcess as runCli } from './helpers.js';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+/** The error table: docs/errors.md, linked from the README's Exit codes. */
+const ERRORS = readFileSync(join(ROOT, 'docs', 'errors.md'), 'utf8');
 
 /** The rows of the first Markdown table whose header row starts with `header`, as cells. */
 function tableRows(markdown: string, header: string): string[][] {
@@ -27,8 +29,8 @@ function tableRows(markdown: string, header: string): string[][] {
   return rows;
 }
 
-describe('README error table', () => {
-  const rows = tableRows(README, '| Code | Exit |');
+describe('the error table (docs/errors.md)', () => {
+  const rows = tableRows(ERRORS, '| Code | Exit |');
   // A row may name several codes that share a meaning.
   const codesOf = (cell: string) => cell.split(',').map((code) => code.replace(/`/g, '').trim());
   const documented = rows.flatMap(([cell]) => codesOf(cell!));

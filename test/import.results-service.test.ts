@@ -64,9 +64,11 @@ describe('a results file knows its service', () => {
     expect(imported.stderr).toContain('written by validate');
     expect(ctx.sandbox.store.size).toBe(before + 2);
     expect((await readResults(results)).map((l) => l[1])).toEqual(['created', 'created']);
-    // The import's file records sends: a validate does not replace it silently.
+    // The import's file records sends: a validate never replaces it, and names a file of its own
+    // instead (never --resume or --overwrite, which would write into the import's record).
     const refused = await cli(['validate', input]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/written by an import against .*--resume.*--overwrite.*\[results_exist\]/);
+    expect(refused.stderr).toMatch(/written by an import against .*--results \S*new\.csv\.validate\.csv.*\[results_exist\]/);
+    expect(refused.stderr).not.toMatch(/--resume|--overwrite/);
   });
 });

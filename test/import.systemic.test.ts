@@ -32,6 +32,12 @@ beforeAll(async () => {
   server = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
+      if (request.method === 'GET') {
+        // List Clients (who the service holds, before the first row) answers well: an empty service.
+        const page = { status: 'ok', timestamp: '2026-01-01T00:00:00Z', data: { page: 0, size: 100, clients: [] } };
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(page));
+        return;
+      }
       requests++;
       if (mode === 'redirect') {
         response.writeHead(302, { location: 'http://127.0.0.1:1/login' }).end();

@@ -162,7 +162,7 @@ describe.skipIf(!found)(found ? 'the review page in Chromium' : `the review page
     }
     const counts = { created: 5300, failed: 0, invalid: 0, duplicate: 0, skipped: 0, not_attempted: 0 };
     const path = join(temp.dir, 'run.html');
-    writeReport(path, renderReport(notes, { rows: 5300, counts, existing: 0, normalizations: [], stopped: undefined, elapsedMs: 30_000, rowsPerSecond: 177, results: 'r.csv', failed: undefined, resumeCommand: undefined, at: new Date() }));
+    writeReport(path, renderReport(notes, { rows: 5300, counts, replayed: 0, normalizations: [], stopped: undefined, elapsedMs: 30_000, rowsPerSecond: 177, results: 'r.csv', failed: undefined, resumeCommand: undefined, at: new Date() }));
     const url = pathToFileURL(path).href;
     const { page, errors, requests } = await load(url);
     expect(errors).toEqual([]);

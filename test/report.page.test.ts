@@ -118,7 +118,7 @@ describe('import --report', () => {
     expect(run.code).toBe(3);
     const summary = JSON.parse(run.stdout);
     const html = await readFile(report, 'utf8');
-    expect(pageCounts(html)).toEqual({ rows: 3, ...Object.fromEntries(['created', 'failed', 'invalid', 'duplicate', 'skipped', 'not_attempted'].map((k) => [k, summary.counts[k]])) });
+    expect(pageCounts(html)).toEqual({ rows: 3, ...Object.fromEntries(['created', 'existing', 'failed', 'invalid', 'duplicate', 'skipped', 'not_attempted'].map((k) => [k, summary.counts[k]])) });
     expect(summary.counts).toMatchObject({ failed: 2, not_attempted: 1 });
 
     const failed = (await readResults(`${input}.results.csv`)).filter((line) => line[1] === 'failed');

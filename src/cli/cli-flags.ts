@@ -20,7 +20,8 @@ const SENDING = 'Sending:';
 const FAULTS = 'Faults:';
 const SERVER = 'Server:';
 
-function connectionFlags<T>(y: Argv<T>) {
+/** @internal yargs types stay out of the published declarations. */
+export function connectionFlags<T>(y: Argv<T>) {
   return y
     .option('base-url', {
       type: 'string',
@@ -118,9 +119,49 @@ function signingFlags<T>(y: Argv<T>) {
   });
 }
 
+/** How the input is read and what its columns mean: import's and validate's Input group. */
+function inputFlags<T>(y: Argv<T>) {
+  return y
+    .option('map', {
+      type: 'string',
+      array: true,
+      group: INPUT,
+      describe: 'field=Header for a column the matcher does not find (repeatable)',
+    })
+    .option('ignore-column', {
+      type: 'string',
+      array: true,
+      requiresArg: true,
+      group: INPUT,
+      describe: 'drop this unmapped column (its header) on purpose, repeatable: one that looks like a field stops the import otherwise',
+    })
+    .option('identity', {
+      type: 'string',
+      requiresArg: true,
+      defaultDescription: 'email',
+      group: INPUT,
+      describe: 'who a person is: their e-mail (default), a column (column:Kundennr.), or none',
+    })
+    .option('date-format', { choices: DATE_FORMATS, defaultDescription: IMPORT_DEFAULTS.dateFormat, group: INPUT })
+    .option('encoding', { type: 'string', group: INPUT, describe: 'input encoding (detected when absent)' })
+    .option('delimiter', { type: 'string', group: INPUT, describe: 'field delimiter (detected when absent)' })
+    .option('sheet', { type: 'string', group: INPUT, describe: 'spreadsheet sheet name or 1-based number' })
+    .option('header-row', {
+      type: 'number',
+      group: INPUT,
+      describe: 'the header\'s row (line) number, when rows above it are not data (found when absent)',
+    })
+    .option('max-record-size', {
+      type: 'number',
+      defaultDescription: String(IMPORT_DEFAULTS.maxRecordSize),
+      group: INPUT,
+      describe: 'bytes allowed in one record',
+    });
+}
+
 /** @internal yargs types stay out of the published declarations. */
 export function importFlags<T>(y: Argv<T>) {
-  return signingFlags(connectionFlags(y))
+  return inputFlags(signingFlags(connectionFlags(y)))
     .positional('file', { type: 'string', demandOption: true, describe: 'CSV or .xlsx file' })
     .option('results', {
       type: 'string',
@@ -143,27 +184,6 @@ export function importFlags<T>(y: Argv<T>) {
       type: 'string',
       group: OUTPUT,
       describe: 'append one JSON line per request attempt (with its row number) and run event (no secrets, no client data)',
-    })
-    .option('map', {
-      type: 'string',
-      array: true,
-      group: INPUT,
-      describe: 'field=Header for a column the matcher does not find (repeatable)',
-    })
-    .option('date-format', { choices: DATE_FORMATS, defaultDescription: IMPORT_DEFAULTS.dateFormat, group: INPUT })
-    .option('encoding', { type: 'string', group: INPUT, describe: 'input encoding (detected when absent)' })
-    .option('delimiter', { type: 'string', group: INPUT, describe: 'field delimiter (detected when absent)' })
-    .option('sheet', { type: 'string', group: INPUT, describe: 'spreadsheet sheet name or 1-based number' })
-    .option('header-row', {
-      type: 'number',
-      group: INPUT,
-      describe: 'the header\'s row (line) number, when rows above it are not data (found when absent)',
-    })
-    .option('max-record-size', {
-      type: 'number',
-      defaultDescription: String(IMPORT_DEFAULTS.maxRecordSize),
-      group: INPUT,
-      describe: 'bytes allowed in one record',
     })
     .option('application-date-field', {
       type: 'string',
@@ -201,6 +221,25 @@ export function importFlags<T>(y: Argv<T>) {
       describe: 'N shards, this one from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)',
     })
     .option('max-errors', { type: 'number', group: SENDING, describe: 'stop (exit 3) after N invalid or failed rows' });
+}
+
+/** @internal import's own: validate keeps nothing between runs. */
+export function heldCacheFlag<T>(y: Argv<T>) {
+  return y.option('held-cache', {
+    type: 'string',
+    requiresArg: true,
+    group: SENDING,
+    describe: "where the service's e-mails are kept between runs (default: the user's cache folder; none: keep in memory)",
+  });
+}
+
+/** @internal validate's own: an import always asks the service. */
+export function checkServiceFlag<T>(y: Argv<T>) {
+  return y.option('check-service', {
+    type: 'boolean',
+    group: CONNECTION,
+    describe: 'also ask the service which e-mails it already holds (needs the connection settings, like import)',
+  });
 }
 
 /** @internal yargs types stay out of the published declarations. */

@@ -4,11 +4,12 @@
  * resolved once, in options.ts.
  */
 import yargs, { type Argv } from 'yargs';
-import { checkFlags, exportFlags, importFlags, sandboxFlags } from './cli-flags.js';
+import { checkFlags, checkServiceFlag, exportFlags, heldCacheFlag, importFlags, sandboxFlags } from './cli-flags.js';
 import { UsageError } from '../errors.js';
 import type { Io } from '../infra/io.js';
 import type { CheckFlags, ExportFlags, ImportFlags } from '../config/options.js';
 import { type CommandFlags, explainUsage } from './usage.js';
+import { statusCommand } from './status-command.js';
 
 /** Drops the keys whose value is undefined: optional options stay absent, not undefined. */
 function definedOnly<T extends object>(values: { [K in keyof T]: T[K] | undefined }): T {
@@ -69,7 +70,7 @@ function importCommands<T>(y: Argv<T>, run: Run) {
       'import <file>',
       'CSV or .xlsx → Create Client, with a results file',
       (c) =>
-        tracked(run, 'import', importFlags(c)
+        tracked(run, 'import', heldCacheFlag(importFlags(c))
           .option('dry-run', { type: 'boolean', describe: 'check everything, send nothing' })
           .example('$0 import clients.csv --sandbox', 'rehearse against an in-process sandbox, no configuration')
           .example('$0 import clients.csv --failed fix-me.csv', 'send every row; the rows to fix go to fix-me.csv')
@@ -82,7 +83,7 @@ function importCommands<T>(y: Argv<T>, run: Run) {
       'validate <file>',
       'read and check a file like import, send nothing (= import --dry-run)',
       (c) =>
-        tracked(run, 'validate', importFlags(c)
+        tracked(run, 'validate', checkServiceFlag(importFlags(c))
           .example('$0 validate clients.csv', 'print the plan (encoding, delimiter, columns) and check every row')
           .example("$0 validate export.csv --delimiter ';' --encoding windows-1252", 'override what was detected')
           .example("$0 validate people.xlsx --sheet 2 --map 'name=Legal name'", 'a sheet, and a column not recognised')),
@@ -229,7 +230,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
   let y = yargs(argv)
     .scriptName('ccs-bulk')
     .usage('$0 <command> [options]\n\nMove client profiles between spreadsheets and the Client Credit Service.');
-  for (const add of [importCommands, exportCommand, sandboxCommand, checkCommand, resultsCommand, keygenCommand]) {
+  for (const add of [importCommands, exportCommand, sandboxCommand, checkCommand, resultsCommand, keygenCommand, statusCommand]) {
     y = add(y, run);
   }
   await y

@@ -8,6 +8,7 @@ import { describeEncoding } from '../import/read/index.js';
 import { resumeCommand, shellQuote } from '../cli/resume-command.js';
 import type { ImportSummary, RunAccount } from '../import/run-import.js';
 import { describeNormalization, type InvalidRow } from '../import/record/run-notes.js';
+import { identityText } from '../import/row/identity.js';
 import type { StopReason } from '../import/record/recorder.js';
 import type { ImportOptions } from '../config/options.js';
 import { shownPath } from '../infra/printable.js';
@@ -35,6 +36,10 @@ export function formatSummary(summary: ImportSummary, options: ImportOptions): s
   if (summary.topErrors.length > 0) {
     lines.push(`  top errors: ${summary.topErrors.map((e) => `${e.code} ×${e.count}`).join(', ')}`);
   }
+  if (summary.lookalikeColumns.length > 0) {
+    const headers = summary.lookalikeColumns.map((column) => JSON.stringify(column.header)).join(', ');
+    lines.push(`  warning: an import stops before sending at the unmapped column${summary.lookalikeColumns.length > 1 ? 's' : ''} ${headers} (see the plan above)`);
+  }
   if (!summary.dryRun) lines.push(`  concurrency: ${formatLimits(summary.concurrency, 'in flight')}`);
   if (summary.shard) {
     const { index, count, otherRows } = summary.shard;
@@ -59,11 +64,12 @@ export function formatSummary(summary: ImportSummary, options: ImportOptions): s
 
 function headline(summary: ImportSummary): string {
   const c = summary.counts;
-  const created = c.created - summary.existing;
+  const created = c.created - summary.replayed;
   const parts = summary.dryRun
     ? [`${c.valid} valid`, `${c.invalid} invalid`, `${c.duplicate} duplicate`]
     : [`${created} created`, `${c.failed} failed`, `${c.invalid} invalid`, `${c.duplicate} duplicate`];
-  if (summary.existing > 0) parts.splice(1, 0, `${summary.existing} existing (already on the service: replayed, not created)`);
+  const existing = c.existing + summary.replayed;
+  if (existing > 0) parts.splice(1, 0, `${existing} existing (already on the service, not created)`);
   if (c.skipped) parts.push(`${c.skipped} skipped (created earlier)`);
   if (c.not_attempted) parts.push(`${c.not_attempted} not attempted`);
   const took = `in ${formatDuration(summary.elapsedMs)} (${summary.rowsPerSecond} rows/s)`;
@@ -115,6 +121,10 @@ export function reimportCommand(failed: string, options: ImportOptions, encoding
   const { run } = options;
   const args = ['import', failed];
   for (const [field, header] of Object.entries(run.map ?? {})) args.push('--map', `${field}=${header}`);
+  // The file has the input's columns: the same ones dropped on purpose, the same person match.
+  for (const header of run.ignoreColumns ?? []) args.push('--ignore-column', header);
+  if (run.identity !== undefined && run.identity.by !== 'email') args.push('--identity', identityText(run.identity));
+  if (run.heldCache !== undefined) args.push('--held-cache', run.heldCache === false ? 'none' : run.heldCache);
   if (run.dateFormat !== undefined && run.dateFormat !== IMPORT_DEFAULTS.dateFormat) args.push('--date-format', run.dateFormat);
   // The file is in the input's encoding unless a value needed UTF-8 (then its BOM says so).
   if (run.read?.encoding !== undefined && !encodingChanged) args.push('--encoding', run.read.encoding);

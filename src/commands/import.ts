@@ -14,6 +14,7 @@ import type { ImportOptions } from '../config/options.js';
 import { createProgress, NO_PROGRESS, progressDisplay } from '../cli/progress.js';
 import type { Connected } from './connect.js';
 import { formatSummary, INVALID_ROWS_SHOWN, resumeCommand } from './import-summary.js';
+import { describeLookalike, type LookalikeColumn, lookalikeFixes } from '../import/row/unmapped.js';
 import { reportLockReplaced, reportSweep } from './stale-temps.js';
 
 /**
@@ -42,8 +43,9 @@ async function importWith(options: ImportOptions, io: Io, log: LogFile | undefin
     rate: run.rate,
     max_errors: run.maxErrors,
   });
-  if (!run.dryRun && options.connection) {
-    // Loaded only when something is sent: validate needs no HTTP stack (~20 MB of undici).
+  // validate --check-service asks the service too (run.matchService), without signing.
+  if (options.connection && (!run.dryRun || run.matchService === true)) {
+    // Loaded only when the service is asked: validate needs no HTTP stack (~20 MB of undici).
     const { connect } = await import('./connect.js');
     connected = await connect(
       options.connection,
@@ -52,7 +54,7 @@ async function importWith(options: ImportOptions, io: Io, log: LogFile | undefin
         retries: options.retries,
         timeoutMs: options.timeoutMs,
         connections: run.concurrency === 'auto' ? (run.maxConcurrency ?? IMPORT_DEFAULTS.maxConcurrency) : run.concurrency,
-        needSigner: true,
+        needSigner: !run.dryRun,
         applicationDateField: options.applicationDateField,
         quiet: options.quiet,
         log,
@@ -75,6 +77,8 @@ async function importWith(options: ImportOptions, io: Io, log: LogFile | undefin
       onPlan: (plan) => {
         if (run.resume) log?.run('run_resumed', { results: plan.results, rows_created_earlier: plan.resumedCreated });
         if (!options.quiet) io.stderr.write(formatPlan(plan, options));
+        // A warning, said even with --quiet: validate's exit code does not show it.
+        else io.stderr.write(lookalikeLines(plan.lookalikeColumns).map((line) => `ccs-bulk: ${line.trim()}\n`).join(''));
         // After the plan's lines: a bar redraws its own line.
         progress = createProgress({ ...display, unit: 'rows' });
       },
@@ -129,11 +133,20 @@ function formatPlan(plan: ImportPlan, options: ImportOptions): string {
   if (plan.unknownColumns.length > 0) {
     lines.push(`  ignored columns: ${plan.unknownColumns.map((h) => JSON.stringify(h)).join(', ')}`);
   }
+  lines.push(...lookalikeLines(plan.lookalikeColumns));
   if (plan.replacesValidate)
     lines.push(`  results: replacing ${plan.results}, written by validate (it records no sends)`);
   if (plan.resumedCreated > 0)
     lines.push(`  resuming: ${plan.resumedCreated} rows already created will be skipped`);
   return `${lines.join('\n')}\n`;
+}
+
+/** validate's warning, one line per column: an import stops there, before sending. */
+function lookalikeLines(lookalikes: readonly LookalikeColumn[]): string[] {
+  return lookalikes.map((column) => {
+    const { send, drop } = lookalikeFixes([column]);
+    return `  warning: ${describeLookalike(column)}; import stops here until ${send} sends it or ${drop} drops it on purpose`;
+  });
 }
 
 /** The end-of-run account's figures, in the log's snake_case. */

@@ -17,7 +17,7 @@ import { checkBaseUrl } from '../service/url.js';
 type Section = Record<string, unknown>;
 
 /** Flags whose config key is not the flag's own name in camelCase. */
-const KEY_OF_FLAG: Record<string, string> = { sinceLast: 'state', signingKey: 'signingKeyFile' };
+const KEY_OF_FLAG: Record<string, string> = { sinceLast: 'state', signingKey: 'signingKeyFile', ignoreColumn: 'ignoreColumns' };
 
 const camel = (kebab: string) => kebab.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
@@ -66,7 +66,7 @@ const EXPORT_BASE: ExportFlags = {
 };
 
 /** Keys checked by the import command's rules (the run keys of every section among them). */
-const IMPORT_RULES = new Set(['timeout', 'retries', 'progressInterval', 'concurrency', 'maxConcurrency', 'rate', 'maxErrors', 'map', 'applicationDateField', 'delimiter', 'headerRow', 'maxRecordSize']);
+const IMPORT_RULES = new Set(['timeout', 'retries', 'progressInterval', 'concurrency', 'maxConcurrency', 'rate', 'maxErrors', 'map', 'applicationDateField', 'delimiter', 'headerRow', 'maxRecordSize', 'identity']);
 const EXPORT_RULES = new Set(['format', 'columns', 'bom', 'escapeFormulas', 'direction', 'pageSize', 'prefetch', 'maxPrefetch', 'status', 'creditStatus', 'createdFrom', 'createdTo']);
 
 async function checkKey(at: string, key: string, value: unknown, report: string | undefined): Promise<ConfigProblem | undefined> {

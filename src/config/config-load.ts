@@ -226,7 +226,9 @@ function absolutePaths(config: Config, folder: string): Config {
     const copy: Record<string, unknown> = { ...section };
     for (const key of keys) {
       const value = copy[key];
-      if (typeof value === 'string' && value !== '-' && !isAbsolute(value)) copy[key] = resolve(folder, value);
+      // `-` is stdout, heldCache's `none` no file at all.
+      const word = value === '-' || (key === 'heldCache' && value === 'none');
+      if (typeof value === 'string' && !word && !isAbsolute(value)) copy[key] = resolve(folder, value);
     }
     return copy as T;
   };

@@ -52,6 +52,11 @@ export const importSchema = z
     maxErrors: z.number(),
     dateFormat: z.enum(DATE_FORMATS),
     map: z.record(z.string(), z.string()),
+    ignoreColumns: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], { error: 'must be a header or an array of headers' }),
+    identity: z.string().min(1),
+    checkService: z.boolean(),
+    // A file, or "none" (or false): kept in memory only.
+    heldCache: z.union([path, z.literal(false)]),
     liquidityType: z.string().min(1),
     applicationDateField: z.string().min(1),
     encoding: z.string().min(1),
@@ -117,7 +122,7 @@ export type Config = z.infer<typeof configSchema>;
 /** The keys that hold paths, per section: relative ones are read from the config file's folder. */
 export const PATH_KEYS = {
   connection: ['tokenFile', 'signingKeyFile', 'caFile', 'clientCert', 'clientKey'],
-  import: ['logFile'],
+  import: ['logFile', 'heldCache'],
   export: ['logFile'],
   report: ['out', 'state', 'logFile'],
 } as const;
@@ -133,6 +138,9 @@ export function keysOf(path: readonly PropertyKey[]): string[] {
 
 /** A config value in its flag's shape: lists as comma text, a map as field=Header entries. */
 export function asFlag(flag: string, value: unknown): unknown {
+  // Headers may hold commas: the list stays a list.
+  if (flag === 'ignoreColumn') return Array.isArray(value) ? value : [value];
+  if (flag === 'heldCache' && value === false) return 'none';
   if (Array.isArray(value)) return value.join(',');
   if (flag === 'map' && value !== null && typeof value === 'object') {
     return Object.entries(value).map(([field, header]) => `${field}=${String(header)}`);

@@ -68,6 +68,10 @@ const IMPORT: Setting[] = [
   { flag: 'maxErrors', section: 'import', key: 'maxErrors' },
   { flag: 'dateFormat', section: 'import', key: 'dateFormat', fallback: IMPORT_DEFAULTS.dateFormat },
   { flag: 'map', section: 'import', key: 'map' },
+  { flag: 'ignoreColumn', section: 'import', key: 'ignoreColumns' },
+  { flag: 'identity', section: 'import', key: 'identity', fallback: 'email' },
+  { flag: 'checkService', section: 'import', key: 'checkService' },
+  { flag: 'heldCache', section: 'import', key: 'heldCache', namedOnly: true },
   { flag: 'liquidityType', section: 'import', key: 'liquidityType', fallback: IMPORT_DEFAULTS.liquidityType },
   { flag: 'applicationDateField', section: 'import', key: 'applicationDateField', fallback: IMPORT_DEFAULTS.applicationDateField },
   { flag: 'encoding', section: 'import', key: 'encoding' },
@@ -224,7 +228,7 @@ function resolveToken(
 }
 
 /** Settings that name files: shown absolute by `--print-config`, `out` with its placeholders filled. */
-const PATH_FLAGS = new Set(['out', 'sinceLast', 'newSinceLast', 'logFile', 'tokenFile', 'signingKey', 'caFile', 'clientCert', 'clientKey']);
+const PATH_FLAGS = new Set(['out', 'sinceLast', 'newSinceLast', 'logFile', 'heldCache', 'tokenFile', 'signingKey', 'caFile', 'clientCert', 'clientKey']);
 
 /**
  * What `--print-config` checks before printing: every setting as the run would check it (the
@@ -247,7 +251,9 @@ export async function checkLayered(command: Command, flags: unknown, env: NodeJS
 export function formatResolved(layered: Layered<unknown>, now = new Date()): string {
   const settings = Object.entries(layered.resolved).map(([key, setting]) => {
     let shown: Record<string, unknown> = setting;
-    if (PATH_FLAGS.has(key) && typeof setting.value === 'string' && setting.value !== '-') {
+    // `-` is stdout, heldCache's `none` no file at all.
+    const word = setting.value === '-' || (key === 'heldCache' && setting.value === 'none');
+    if (PATH_FLAGS.has(key) && typeof setting.value === 'string' && !word) {
       const path = resolve(setting.value);
       shown = { ...setting, value: path };
       if (key === 'out' && /\{[a-z]*\}/i.test(path)) {

@@ -14,6 +14,7 @@ import type { DateFormat } from '../import/row/normalize.js';
 import type { ReadOptions } from '../import/read/index.js';
 import type { ImportSettings } from '../import/run-import.js';
 import { parseShard, type Shard } from '../import/send/shard.js';
+import { DEFAULT_IDENTITY, type Identity, parseIdentity } from '../import/row/identity.js';
 import { type NetworkArgv, type ResolvedNetwork, resolveNetwork } from './network-options.js';
 import { SERVICE_DEFAULTS } from '../service/defaults.js';
 import { MAX_IN_FLIGHT } from '../service/in-flight-bound.js';
@@ -69,6 +70,14 @@ export interface ImportFlags extends RunFlags {
   rate?: number | undefined;
   maxErrors?: number | undefined;
   logFile?: string | undefined;
+  /** --ignore-column, repeatable: unmapped columns dropped on purpose. */
+  ignoreColumn?: readonly string[] | undefined;
+  /** `email`, `none` or `column:HEADER`; absent = email. */
+  identity?: string | undefined;
+  /** A file, or `none`. */
+  heldCache?: string | undefined;
+  /** validate: also ask the service which e-mails it holds. */
+  checkService?: boolean | undefined;
 }
 
 export interface CheckFlags extends CommonFlags {
@@ -316,8 +325,10 @@ export async function resolveImportOptions(
   if (argv.resume && argv.overwrite)
     throw new UsageError('--resume and --overwrite exclude each other', 'bad_option');
   const signingKeyFile = signingKeyFrom(argv, env);
-  const connection = mode.dryRun ? undefined : await resolveConnection(argv, env, signingKeyFile);
-  if (connection?.kind === 'service' && connection.signingKeyFile === undefined) {
+  const matchService = mode.dryRun && argv.checkService === true;
+  const connection = mode.dryRun && !matchService ? undefined : await connectionFor(argv, env, signingKeyFile, matchService);
+  // validate --check-service only lists the service's clients: it signs nothing.
+  if (!mode.dryRun && connection?.kind === 'service' && connection.signingKeyFile === undefined) {
     throw new UsageError(
       `no signing key${emptyNote(env, 'CCS_SIGNING_KEY_FILE')}: set CCS_SIGNING_KEY_FILE or --signing-key to the RSA-4096 private key PEM (ccs-bulk keygen makes one)`,
       'key_missing',
@@ -357,11 +368,53 @@ export async function resolveImportOptions(
       maxErrors:
         argv.maxErrors === undefined ? undefined : check(positiveInt('--max-errors', 2 ** 31), argv.maxErrors),
       shard: resolveShard(argv, env),
+      identity: parseIdentityFlag(argv.identity),
+      ignoreColumns: parseIgnoreColumns(argv.ignoreColumn),
+      heldCache: parseHeldCache(argv.heldCache),
+      matchService,
     },
     applicationDateField: field,
     logFile: argv.logFile,
     commandLine: mode.commandLine,
   };
+}
+
+/** import's connection; validate's only with --check-service, whose refusal says why validate needs one. */
+async function connectionFor(argv: ImportFlags, env: NodeJS.ProcessEnv, signingKeyFile: string | undefined, matchService: boolean): Promise<Connection> {
+  try {
+    return await resolveConnection(argv, env, signingKeyFile);
+  } catch (error) {
+    if (!matchService || !(error instanceof UsageError)) throw error;
+    throw new UsageError(`--check-service asks the service, so validate needs its connection: ${error.message}`, error.code, { cause: error });
+  }
+}
+
+/** `email` (also when absent), `none` or `column:HEADER`. */
+function parseIdentityFlag(text: string | undefined): Identity {
+  if (text === undefined) return DEFAULT_IDENTITY;
+  const identity = parseIdentity(text.trim());
+  if (identity === undefined || (identity.by === 'column' && identity.column.trim() === '')) {
+    throw new UsageError(
+      `--identity takes email (a person is their e-mail), none (no matching) or column:HEADER (a column such as column:Kundennr.), got "${text}"`,
+      'bad_option',
+    );
+  }
+  return identity;
+}
+
+/** --ignore-column headers, each named (the run checks they exist once the header is read). */
+function parseIgnoreColumns(headers: readonly string[] | undefined): string[] {
+  const list = [...(headers ?? [])];
+  if (list.some((header) => header.trim() === '')) throw new UsageError('--ignore-column needs a header', 'bad_option');
+  return list;
+}
+
+/** --held-cache FILE, or `none` (false: kept in memory); absent = the default file. */
+function parseHeldCache(text: string | undefined): string | false | undefined {
+  if (text === undefined) return undefined;
+  const value = text.trim();
+  if (value === '') throw new UsageError('--held-cache needs a file, or none', 'bad_option');
+  return value === 'none' ? false : value;
 }
 
 /** --shard K/N, else CCS_SHARD, else --shards N with the index a Kubernetes Indexed Job sets (0-based). */

@@ -7,7 +7,9 @@ import { type FailedFile, openFailed } from './record/failed.js';
 import type { Field } from './fields.js';
 import { checkDistinctPaths, INPUT, lockOutput } from '../infra/output-files.js';
 import { openRows, positionWord, type ReadOptions, type RowSource } from './read/index.js';
-import { assertResultsUsable, openResults, type ResultsFile } from './record/results.js';
+import { openResults, type ResultsFile } from './record/results.js';
+import { assertResultsUsable } from './record/results-guard.js';
+import { describeRunner, hashFile, stampSource } from './record/provenance.js';
 import { sweepStaleTemps } from '../infra/temp-files.js';
 
 export interface PlanInput {
@@ -27,6 +29,8 @@ export interface PlanInput {
   onStaleTemps?: ((removed: string[]) => void) | undefined;
   /** Called for a lock file found beside an output that was not believed and was replaced (lock.ts). */
   onLockReplaced?: ((path: string, why: string) => void) | undefined;
+  /** The command as typed, recorded (redacted) in the results file's sidecar; absent: not recorded. */
+  commandLine?: readonly string[] | undefined;
 }
 
 export interface OpenPlan {
@@ -38,6 +42,8 @@ export interface OpenPlan {
   columns: Partial<Record<Field, string>>;
   /** The results file existed, written by validate, and is replaced. */
   replacesValidate: boolean;
+  /** The import's results file that --overwrite replaced, kept beside it under this name. */
+  backup: string | undefined;
 }
 
 export async function planImport(input: PlanInput): Promise<OpenPlan> {
@@ -76,10 +82,12 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
         service: input.dryRun ? undefined : input.service,
         input: input.file,
         startedAt: new Date().toISOString(),
+        runner: describeRunner(input.commandLine),
+        source: stampSource(input.file),
       },
     };
     // Checked before the failed file is opened, so a refused run leaves both files as they were.
-    const { replacesValidate } = await assertResultsUsable(input.results, resultsOptions);
+    const usable = await assertResultsUsable(input.results, resultsOptions);
     if (input.failed !== undefined) {
       const { info } = source;
       failedFile = openFailed(input.failed, source.headers, {
@@ -90,11 +98,12 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
         columns: plan.columns,
       });
     }
-    results = await openResults(input.results, resultsOptions);
+    // Hashed beside the run (the sidecar gets it when it is known), not before its first request.
+    results = await openResults(input.results, { ...resultsOptions, usable, sourceHash: hashFile(input.file) });
     const columns = Object.fromEntries(
       Object.entries(plan.columns).map(([field, index]) => [field, source.headers[index] ?? '']),
     ) as Partial<Record<Field, string>>;
-    return { source, plan, results, failedFile, columns, replacesValidate };
+    return { source, plan, results, failedFile, columns, replacesValidate: usable.replacesValidate, backup: results.backup };
   } catch (error) {
     failedFile?.close();
     // openResults releases the lock it was given when it fails; before it is reached, it is released here.

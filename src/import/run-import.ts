@@ -3,7 +3,7 @@
  * The plan (source, column mapping, results file) is settled before the first request; then
  * rows stream through a bounded send window, and every row read gets exactly one outcome.
  */
-import { statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { InputError } from '../errors.js';
 import { injected } from '../infra/inject.js';
@@ -11,14 +11,15 @@ import { type OnProgress, type ProgressReporter, progressReporter } from '../inf
 import type { LimitReport } from '../service/adaptive-limit.js';
 import type { ServiceClient } from '../service/client.js';
 import { accountForRun, RowLedger, type RunAccount } from './record/account.js';
-import { type ClassifyRules, classifyRow } from './row/classify-row.js';
+import { type ClassifyRules, classifyRow, type Held, type RowVerdict } from './row/classify-row.js';
 import { defaultResultsPath, IMPORT_DEFAULTS } from './defaults.js';
 import type { Field } from './fields.js';
 import { KeySet } from './row/key-set.js';
 import type { DateFormat } from './row/normalize.js';
-import { type OpenPlan, planImport } from './plan.js';
+import { type OpenPlan, planImport, type PlanInput } from './plan.js';
 import type { RawRecord, ReadOptions, RowSource, SourceInfo } from './read/index.js';
 import { Recorder, type Stop } from './record/recorder.js';
+import { metaPath } from './record/results-meta.js';
 import type { Outcome } from './record/results.js';
 import { createSender, type SendRow } from './send/sender.js';
 import { type Shard, shardOfKey, shardOfRow, shardResultsPath } from './send/shard.js';
@@ -26,6 +27,10 @@ import { createSendWindow, type SendWindow, signedBacklog } from './send/send-wi
 import { type InvalidRow, type Normalization, RunNotes } from './record/run-notes.js';
 import { AnswerStreak, systemicMessage } from './send/systemic.js';
 import { rowValidator } from './row/validate-row.js';
+import type { HeldSummary, ListingProgress } from './send/held-emails.js';
+import { type Matching, settleHeld, startMatching, stopFor } from './send/match.js';
+import type { Identity } from './row/identity.js';
+import { checkUnmapped, type LookalikeColumn } from './row/unmapped.js';
 import { renderReport, writeReport } from '../report/write-report.js';
 import { type ReportTracker, trackReport } from '../report/track.js';
 
@@ -55,6 +60,26 @@ export interface ImportSettings {
   shard?: Shard | undefined;
   /** The review page (one self-contained HTML file), written when the run ends. */
   report?: string | undefined;
+  /**
+   * Who a person is (row/identity.ts): their e-mail (the default), the value of a column the
+   * user names (a customer number), or nobody (rows are matched by idempotency key alone).
+   */
+  identity?: Identity | undefined;
+  /**
+   * Unmapped columns the run may drop although they look like an optional field (a currency or
+   * date column under a header no alias knows); any other such column stops the run before sending.
+   */
+  ignoreColumns?: readonly string[] | undefined;
+  /**
+   * The e-mails the service holds, kept between runs so a repeat run lists only the clients
+   * created since (held-emails.ts): a file path, or false to keep them in memory only.
+   * Default: a file per service in the user's cache folder.
+   */
+  heldCache?: string | false | undefined;
+  /** A dry run (validate) that still lists the service's e-mails, to show who is already there. */
+  matchService?: boolean | undefined;
+  /** The command as typed, recorded (redacted) in the results file's sidecar (results-meta.ts); absent: not recorded. */
+  commandLine?: readonly string[] | undefined;
 }
 
 export interface ImportClientsOptions extends ImportSettings {
@@ -80,6 +105,8 @@ export interface ImportClientsOptions extends ImportSettings {
   invalidRowsListed?: number | undefined;
   /** The command that continues this import if it stops, shown on the review page. */
   resumeCommand?: string | undefined;
+  /** While the service's people are listed before the first row (held-emails.ts): a snapshot a page. */
+  onListing?: ((progress: ListingProgress) => void) | undefined;
 }
 
 export interface ImportPlan {
@@ -90,6 +117,10 @@ export interface ImportPlan {
   resumedCreated: number;
   /** The results file existed, written by validate (no sends), and is replaced. */
   replacesValidate: boolean;
+  /** Unmapped columns that look like an optional field (row/lookalike.ts): only a dry run gets this far with any. */
+  lookalikeColumns: LookalikeColumn[];
+  /** The import's results file that --overwrite replaced, kept beside it under this name. */
+  backup: string | undefined;
 }
 
 export interface ImportSummary {
@@ -101,8 +132,8 @@ export interface ImportSummary {
   dryRun: boolean;
   rows: number;
   counts: Record<Outcome, number>;
-  /** Of `created`: clients the service already held before the run (replays of an earlier run's rows). */
-  existing: number;
+  /** Of `created`: clients the service already held before the run (replays of an earlier run's rows under the same key). */
+  replayed: number;
   /** The first invalid rows (invalidRowsListed), each problem with its column. */
   invalidRows: InvalidRow[];
   /** Values changed on their way out, with how often (`Italy` → `IT`). */
@@ -116,7 +147,13 @@ export interface ImportSummary {
   source: SourceInfo;
   columns: Partial<Record<Field, string>>;
   unknownColumns: string[];
+  /** As in the plan: a dry run's warning (an import stops before sending instead). */
+  lookalikeColumns: LookalikeColumn[];
   stopped: Stop | undefined;
+  /** The service's people as learned before the first row, when it was asked (held-emails.ts). */
+  matching?: HeldSummary;
+  /** Rows (--resume) changed since an earlier run of the results file created their client: skipped, each with a line saying so. */
+  changedRows: number[];
   /** Requests in flight: fixed, or where `auto` settled. */
   concurrency: LimitReport;
   /** With --shard: which, and the rows read that belong to other shards (not in `rows`). */
@@ -162,6 +199,7 @@ async function settleRun(run: Run, options: ImportClientsOptions): Promise<void>
   if (systemic) run.recorder.stop('systemic_response', systemicMessage(systemic), 'systemic_response');
   // A run that stopped says so already (exit 3); one that claims to have finished must show it.
   if (!run.recorder.stopped) run.account = await settleAccount(run);
+  run.opened.results.end(run.recorder.stopped);
 }
 
 /** The end-of-run account (account.ts); a gap stops the run as `incomplete_run`. */
@@ -207,6 +245,13 @@ async function importRows(run: Run, signal: AbortSignal | undefined): Promise<vo
       }
       if (verdict.kind === 'skipped') ledger.read(raw.row, 'created_earlier', verdict.key);
       else ledger.read(raw.row, 'outcome');
+      if (verdict.kind === 'existing' && run.settleHeld && verdict.held.kind === 'one' && !verdict.held.own) {
+        // Resumed: the earlier run may have made this client and stopped before writing its answer.
+        const settle = run.settleHeld;
+        await window.slot();
+        window.run(() => settle(raw, verdict));
+        continue;
+      }
       if (verdict.kind !== 'send') {
         if (verdict.kind === 'invalid') {
           run.notes.invalid(raw.row, verdict.list);
@@ -244,6 +289,8 @@ interface Run {
   rules: ClassifyRules;
   /** Undefined in a dry run. */
   send: SendRow | undefined;
+  /** A resumed import's row whose person the service holds under a client its results file does not name (settleHeld). */
+  settleHeld?: ((raw: RawRecord, verdict: Extract<RowVerdict, { kind: 'existing' }>) => Promise<void>) | undefined;
   rows: number;
   shard: Shard | undefined;
   otherShardRows: number;
@@ -259,6 +306,9 @@ interface Run {
   account?: RunAccount | undefined;
   /** --report's notes, when asked for. */
   report?: ReportTracker | undefined;
+  /** Who the people are, and the service's (match.ts). */
+  matching: Matching;
+  lookalikes: LookalikeColumn[];
   /** Waits for the rows in flight, then closes the input and the output files (`beforeSort`: see results.ts). */
   close(beforeSort?: () => Promise<void>): Promise<void>;
 }
@@ -272,23 +322,8 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
   const results = resultsPathOf(options);
   // Before any file is opened: it refuses a concurrency that is not a positive integer.
   const window = openWindow(options);
-  const opened = await planImport({
-    file: options.file,
-    results,
-    failed: failedPathOf(options),
-    report: reportPathOf(options),
-    // A dry run is as busy as its parser: a large file is parsed on a second thread. A real
-    // import waits on signing and the service; the thread would only add memory there.
-    read: { thread: dryRun ? 'large' : 'never', ...options.read },
-    map: options.map ?? {},
-    resume: options.resume === true,
-    overwrite: options.overwrite === true,
-    dryRun,
-    service: options.serviceIdentity ?? service?.baseUrl,
-    onStaleTemps: options.onStaleTemps,
-    onLockReplaced: options.onLockReplaced,
-  });
-  const { source, results: resultsFile, failedFile } = opened;
+  const opened = await planImport(planInput(options, results));
+  const { results: resultsFile, failedFile } = opened;
   const closeFiles = async (sort: boolean, beforeSort?: () => Promise<void>) => {
     failedFile?.close();
     await resultsFile.close({ sort, ...(beforeSort && { beforeSort }) });
@@ -296,22 +331,17 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
   const notes = new RunNotes(options.invalidRowsListed ?? 10, opened.columns);
   // The files are open: whatever throws before the loop closes them (a reader thread would
   // otherwise wait for its consumer).
-  let validate: ClassifyRules['validate'];
+  let settled: SettledPlan;
+  const resultsStart = statSync(resultsFile.path).size;
   try {
-    options.onPlan?.({
-      source: source.info,
-      columns: opened.columns,
-      unknownColumns: opened.plan.unknown,
-      results,
-      resumedCreated: resultsFile.created.size,
-      replacesValidate: opened.replacesValidate,
-    });
-    validate = rowValidator(opened.plan, rowRules(options), notes);
+    settled = await settlePlan(opened, options, results, notes, resultsStart);
   } catch (error) {
-    await source.close();
+    await opened.source.close();
     await closeFiles(false);
+    discardOutputs(options, results);
     throw error;
   }
+  const { source, validate, lookalikes, matching } = settled;
   const run: Run = {
     started,
     source,
@@ -327,29 +357,120 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
     }),
     notes,
     progress: progressReporter(options.onProgress, () => snapshot(run, dryRun), options.progressIntervalMs),
-    rules: { validate, seen: new KeySet(), created: resultsFile.created, dryRun },
+    rules: { validate, seen: new KeySet(), created: resultsFile.created, dryRun, people: matching.people, held: matching.held },
+    matching,
     send: undefined,
     rows: 0,
     shard: options.shard,
     otherShardRows: 0,
     ledger: new RowLedger(),
     streak: new AnswerStreak(),
-    resultsStart: statSync(resultsFile.path).size,
+    resultsStart,
     readerDone: false,
+    lookalikes,
     async close(beforeSort) {
       await window.drain();
       run.report?.stop();
       unwatch?.();
       await source.close();
+      matching.close();
       run.progress.finish();
       // The results file is put in row order (sort-results.ts); a failure leaves it complete, unsorted.
       await closeFiles(true, beforeSort).catch((error: unknown) => run.recorder.outputFailed(error));
     },
   };
+  if (matching.stop !== undefined) stopFor(run.recorder, matching.stop);
   if (service) run.send = createSender(service, window, run.recorder, started, run.streak);
+  if (service && !dryRun && options.resume === true) run.settleHeld = heldSettler(service, run.recorder);
   run.report = startReport(run, options);
   const unwatch = service?.watchAnswers((answer) => window.observe(answer));
   return run;
+}
+
+/** What planImport needs from the options. */
+function planInput(options: ImportClientsOptions, results: string): PlanInput {
+  const dryRun = options.dryRun === true;
+  return {
+    file: options.file,
+    results,
+    failed: failedPathOf(options),
+    report: reportPathOf(options),
+    // A dry run is as busy as its parser: a large file is parsed on a second thread. A real
+    // import waits on signing and the service; the thread would only add memory there.
+    read: { thread: dryRun ? 'large' : 'never', ...options.read },
+    map: options.map ?? {},
+    resume: options.resume === true,
+    overwrite: options.overwrite === true,
+    dryRun,
+    service: options.serviceIdentity ?? options.service?.baseUrl,
+    onStaleTemps: options.onStaleTemps,
+    onLockReplaced: options.onLockReplaced,
+    commandLine: options.commandLine,
+  };
+}
+
+/** A resumed import's rows whose person the service holds under a client the results file does not name (match.ts). */
+function heldSettler(service: ServiceClient, recorder: Recorder): NonNullable<Run['settleHeld']> {
+  return (raw, verdict) =>
+    settleHeld(service, recorder, raw, verdict.fields!, verdict.key, verdict.held as Extract<Held, { kind: 'one' }>).catch(
+      (error: unknown) => recorder.outputFailed(error),
+    );
+}
+
+interface SettledPlan {
+  source: RowSource;
+  validate: ClassifyRules['validate'];
+  lookalikes: LookalikeColumn[];
+  matching: Matching;
+}
+
+/** The plan's checks on the open files, before any row: unmapped columns (rows read ahead), then the row rules. */
+async function settlePlan(
+  opened: OpenPlan,
+  options: ImportClientsOptions,
+  results: string,
+  notes: RunNotes,
+  resultsStart: number,
+): Promise<SettledPlan> {
+  const unmapped = { ignoreColumns: options.ignoreColumns ?? [], refuse: options.dryRun !== true };
+  const { source, lookalikes } = await checkUnmapped(options.file, opened.source, opened.plan, unmapped);
+  options.onPlan?.({
+    source: source.info,
+    columns: opened.columns,
+    unknownColumns: opened.plan.unknown,
+    results,
+    resumedCreated: opened.results.created.size,
+    replacesValidate: opened.replacesValidate,
+    lookalikeColumns: lookalikes,
+    backup: opened.backup,
+  });
+  const validate = rowValidator(opened.plan, rowRules(options), notes);
+  // Last: the listing of who the service holds is the plan's only request.
+  const matching = await startMatching({
+    identity: options.identity,
+    headers: opened.plan.headers,
+    file: options.file,
+    service: options.service,
+    serviceIdentity: options.serviceIdentity ?? options.service?.baseUrl ?? '',
+    dryRun: options.dryRun === true,
+    matchService: options.matchService === true,
+    heldCache: options.heldCache,
+    results: opened.results.path,
+    resultsStart,
+    createdEarlier: opened.results.created.size,
+    signal: options.signal,
+    onListing: options.onListing,
+  });
+  return { source, lookalikes, validate, matching };
+}
+
+/**
+ * A run refused after its files were opened (before any row) leaves no results or --failed file
+ * of its own: the next run needs no --overwrite. A resumed results file keeps its rows.
+ */
+function discardOutputs(options: ImportSettings, results: string): void {
+  const paths = [failedPathOf(options), ...(options.resume === true ? [] : [results, metaPath(results)])];
+  for (const path of paths) if (path !== undefined) rmSync(path, { force: true });
 }
 
 function openWindow(options: ImportClientsOptions): SendWindow {
@@ -399,7 +520,7 @@ function summarize(run: Run, options: ImportClientsOptions): ImportSummary {
     dryRun: options.dryRun === true,
     rows: run.rows,
     counts: run.recorder.counts,
-    existing: run.recorder.existing,
+    replayed: run.recorder.replayed,
     invalidRows: run.notes.invalidRows,
     normalizations: run.notes.normalizations(),
     failedRows: run.opened.failedFile?.rows ?? 0,
@@ -410,7 +531,10 @@ function summarize(run: Run, options: ImportClientsOptions): ImportSummary {
     source: run.source.info,
     columns: run.opened.columns,
     unknownColumns: run.opened.plan.unknown,
+    lookalikeColumns: run.lookalikes,
     stopped: run.recorder.stopped,
+    ...(run.matching.listing && { matching: run.matching.listing }),
+    changedRows: run.recorder.changedRows,
     concurrency: run.window.limits(),
     ...(run.shard && { shard: { ...run.shard, otherRows: run.otherShardRows } }),
   };

@@ -347,6 +347,12 @@ export function heldByOther(target: string): boolean {
   return holderState(holder) !== 'dead';
 }
 
+/** The run `target`'s lock names, read and never taken (`ccs-bulk status`); undefined for none or a file that is not one. */
+export function lockHolderOf(target: string): LockHolder | undefined {
+  const current = readLock(`${target}.lock`);
+  return current.kind === 'lock' ? current.holder : undefined;
+}
+
 function describeSelf(): LockHolder {
   return {
     pid: process.pid,

@@ -15,7 +15,8 @@ export interface ReportEnd {
   rows: number;
   counts: Readonly<Record<string, number>>;
   /** Of `created`: clients the service held already (replays). */
-  existing: number;
+  /** Of `created`: replays of clients the service held before the run. */
+  replayed: number;
   normalizations: readonly Normalization[];
   stopped: { reason: string; message: string; code: string } | undefined;
   elapsedMs: number;
@@ -53,15 +54,16 @@ export function overview(notes: ReportNotes, end: ReportEnd): string {
 }
 
 const VALIDATE_OUTCOMES = ['valid', 'invalid', 'duplicate'];
-const IMPORT_OUTCOMES = ['created', 'failed', 'invalid', 'duplicate', 'skipped', 'not_attempted'];
+const IMPORT_OUTCOMES = ['created', 'existing', 'failed', 'invalid', 'duplicate', 'skipped', 'not_attempted'];
 const BAD = new Set(['invalid', 'failed', 'not_attempted']);
 
 /** One box per outcome; `data-count` holds the exact figure (the summary's `counts`). */
 export function counts(notes: ReportNotes, end: ReportEnd): string {
-  const outcomes = notes.plan.dryRun ? VALIDATE_OUTCOMES : IMPORT_OUTCOMES;
+  // A validate that asked the service (--check-service) has `existing` rows too.
+  const outcomes = notes.plan.dryRun ? [...VALIDATE_OUTCOMES, ...((end.counts.existing ?? 0) > 0 ? ['existing'] : [])] : IMPORT_OUTCOMES;
   const items = outcomes.map((outcome) => {
     const n = end.counts[outcome] ?? 0;
-    const label = outcome === 'created' && end.existing > 0 ? `created (${count(end.existing)} already there)` : outcome.replace('_', ' ');
+    const label = outcome === 'created' && end.replayed > 0 ? `created (${count(end.replayed)} replayed: already there)` : outcome.replace('_', ' ');
     return `<li${BAD.has(outcome) && n > 0 ? ' class="bad"' : ''}><span class="n" data-count="${outcome}">${count(n)}</span>${esc(label)}</li>`;
   });
   return `<section id="counts"><h2>Outcomes</h2><ul class="counts"><li><span class="n" data-count="rows">${count(end.rows)}</span>rows</li>${items.join('')}</ul></section>`;

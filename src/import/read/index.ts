@@ -12,6 +12,7 @@ import { type RawRecord, type ReadOptions, type RowSource, THREAD_MIN_BYTES, THR
 export type { HeaderTest, InvalidCell, RawRecord, ReadOptions, RowSource, SourceInfo } from './types.js';
 export { DEFAULT_MAX_RECORD_SIZE, describeEncoding, positionWord } from './types.js';
 export { createDecoder, type TextDecoderLike } from './decode-text.js';
+export { type Peeked, peekRows } from './peek-rows.js';
 
 /**
  * Opens `file` and reads its header row. Throws InputError (exit 2) before any row when the

@@ -43,7 +43,11 @@ export interface RecorderOptions {
 export class Recorder {
   readonly counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
   /** `created` rows whose client the service held before this run began (existing.ts): a replay, not a new client. */
-  existing = 0;
+  replayed = 0;
+  /** Rows whose person the service holds as several clients (each is `existing`, without an id). */
+  heldTwice = 0;
+  /** Rows (--resume) changed since an earlier run of the results file created their client. */
+  readonly changedRows: number[] = [];
   /** The first stop wins. */
   stopped: Stop | undefined;
   /** A results or failed file that could not be written: thrown once in-flight rows finish. */
@@ -84,14 +88,9 @@ export class Recorder {
           verdict.issues,
         );
       case 'duplicate':
-        return this.record({
-          row,
-          outcome: 'duplicate',
-          key: verdict.key,
-          errorMessage: `same idempotency key as row ${verdict.firstRow}`,
-          values,
-          echo,
-        });
+        return this.record({ row, outcome: 'duplicate', key: verdict.key, errorMessage: duplicateMessage(verdict), values, echo });
+      case 'existing':
+        return this.#existing(raw, verdict);
       case 'skipped':
         // Its `created` line from the earlier run stays in the results file: no new line.
         this.counts.skipped++;
@@ -99,6 +98,35 @@ export class Recorder {
       case 'valid':
         return this.record({ row, outcome: 'valid', key: verdict.key, values, echo });
     }
+  }
+
+  /**
+   * A row whose person the service already holds: `existing`, with that client's id. A client an
+   * earlier run of this results file created is this import's own: the row changed since it was
+   * created (its key differs), so it is `skipped`, with a line that says so (`changedRows`).
+   */
+  #existing(raw: RawRecord, verdict: Extract<RowVerdict, { kind: 'existing' }>): void {
+    const { row, values, echo } = raw;
+    const { held, key } = verdict;
+    if (held.kind === 'several') {
+      this.heldTwice++;
+      const message = `the service holds this person as ${held.ids.length} clients (${held.ids.join(', ')}): not created again; choose which one is theirs`;
+      return this.record({ row, outcome: 'existing', key, errorCode: 'held_several', errorMessage: message, values, echo });
+    }
+    if (!held.own) return this.record({ row, outcome: 'existing', key, clientId: held.id, values, echo });
+    this.changedRows.push(row);
+    const message = `changed since an earlier run of this results file created client ${held.id} from it: not sent again (the service has no update)`;
+    this.record({ row, outcome: 'skipped', key, clientId: held.id, errorCode: 'changed_since_created', errorMessage: message, values, echo });
+  }
+
+  /**
+   * A resumed row whose client the service holds with exactly the values this row sends: made
+   * by an earlier run of the results file that stopped before its answer was written (or an
+   * identical client made elsewhere). It is this row's client: `created`, not sent again.
+   */
+  createdUnrecorded(raw: RawRecord, key: string, id: string): void {
+    const message = 'created by an earlier run of this results file whose answer was not recorded (it stopped): the service holds this row as sent; not sent again';
+    this.record({ row: raw.row, outcome: 'created', clientId: id, key, errorMessage: message, values: raw.values, echo: raw.echo });
   }
 
   /** A row read but not sent: after a stop, or signed when the run stopped. */
@@ -132,4 +160,12 @@ export class Recorder {
       .sort((a, b) => b.count - a.count)
       .slice(0, count);
   }
+}
+
+/** `same idempotency key as row 3`, or `repeats row 12's e-mail; address differs: …`. */
+function duplicateMessage(verdict: Extract<RowVerdict, { kind: 'duplicate' }>): string {
+  const { firstRow, person } = verdict;
+  if (person === undefined) return `same idempotency key as row ${firstRow}`;
+  const differs = person.differs ?? `row ${firstRow} is too far back to compare`;
+  return `repeats row ${firstRow}'s ${person.label}; ${differs}`;
 }

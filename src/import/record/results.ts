@@ -3,9 +3,7 @@
  * synchronous write(2) of a whole CSV record, so a crash (even kill -9) leaves complete
  * lines, and at worst a torn last one, which resume drops. Mode 0600: it holds personal data.
  */
-import { closeSync, createReadStream, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { CsvError, parse } from 'csv-parse';
+import { closeSync, fsyncSync, renameSync, rmSync } from 'node:fs';
 import { csvRecord, csvSafeCell, csvSafeRecord } from '../../infra/csv-text.js';
 import { CcsError, UsageError } from '../../errors.js';
 import { KeySet } from '../row/key-set.js';
@@ -13,24 +11,16 @@ import { unescapeFormula } from '../row/normalize.js';
 import type { FileLock } from '../../infra/lock.js';
 import { tempBeside } from '../../infra/temp-files.js';
 import { shownPath } from '../../infra/printable.js';
-import { assertOwnExisting, BlockWriter, createPrivate, lockOutput, refuseLink, replacePrivate, writeFully } from '../../infra/output-files.js';
-import { assertSameService, readMeta, type ResultsMeta, writeMeta } from './results-meta.js';
+import { BlockWriter, createPrivate, lockOutput, refuseLink, replacePrivate, writeFully } from '../../infra/output-files.js';
+import { earlierRunsOf, readMeta, type ResultsMeta } from './results-meta.js';
+import { RunSidecar, type RunStop } from './run-sidecar.js';
+import { assertResultsUsable, backupResults, type ResultsUsable } from './results-guard.js';
+import { completeLength, isResultsHeader, readResultRecords, RESULT_COLUMNS } from './results-read.js';
 import { sortResults } from './sort-results.js';
 import type { ByteRange } from '../read/types.js';
 
-export const RESULT_COLUMNS = [
-  'row',
-  'outcome',
-  'client_id',
-  'http_status',
-  'attempts',
-  'idempotency_key',
-  'error_type',
-  'error_code',
-  'error_param',
-  'error_message',
-  'request_id',
-] as const;
+export { RESULT_COLUMNS };
+export type { RunStop };
 
 export const OUTCOMES = [
   'created',
@@ -38,6 +28,7 @@ export const OUTCOMES = [
   'failed',
   'invalid',
   'duplicate',
+  'existing',
   'skipped',
   'not_attempted',
 ] as const;
@@ -64,9 +55,19 @@ export interface ResultsFile {
   path: string;
   /** Keys already `created` in the file being resumed. */
   created: KeySet;
+  /** The import's file this run replaced (--overwrite), kept beside it (results-guard.ts backupResults). */
+  backup: string | undefined;
   write(line: ResultLine): void;
-  /** Flushes and closes; puts the lines in row order (sort-results.ts) unless `sort` is false; releases the lock. */
-  /** `beforeSort`: runs once every line is on disk, before the file is put in row order (still locked). */
+  /**
+   * How the run ended, for the sidecar (`ccs-bulk status`): said once every line is on disk, before
+   * close. A file closed without it records a run that ended with an error.
+   */
+  end(stop: RunStop | undefined): void;
+  /**
+   * Flushes and closes; puts the lines in row order (sort-results.ts) unless `sort` is false;
+   * records the run's end in the sidecar; releases the lock.
+   * `beforeSort`: runs once every line is on disk, before the file is put in row order (still locked).
+   */
   close(options?: { sort?: boolean; beforeSort?: () => Promise<void> }): Promise<void>;
 }
 
@@ -109,10 +110,14 @@ export interface OpenResultsOptions {
   buffered?: boolean;
   /** The file's lock, taken by the caller before it decided anything; taken here when absent. Released on close. */
   lock?: FileLock | undefined;
-  /** What the sidecar records (results-meta.ts): the command and the service. */
+  /** What the sidecar records (results-meta.ts): the command, the service, who runs it, the input. */
   meta: ResultsMeta;
   /** An input column not carried over (a re-imported --failed file's own `error`). */
   dropColumn?: number | undefined;
+  /** assertResultsUsable's verdict, when the caller asked it already (planImport): not asked twice. */
+  usable?: ResultsUsable | undefined;
+  /** The input's SHA-256 being computed (provenance.ts hashFile): added to the sidecar once known. */
+  sourceHash?: Promise<string | undefined> | undefined;
 }
 
 /**
@@ -128,76 +133,36 @@ export function resultsHeader(headers: readonly string[], dropColumn?: number): 
   return [...RESULT_COLUMNS, ...input];
 }
 
-export interface ResultsUsable {
-  exists: boolean;
-  /** The existing file was written by validate: it records no sends, so it is replaced. */
-  replacesValidate: boolean;
-}
-
-/**
- * Refuses an existing results file unless the run resumes or replaces it, or it was written by
- * validate (nothing sent, nothing to lose); --resume refuses a file written against another service.
- */
-export async function assertResultsUsable(
-  path: string,
-  options: { resume: boolean; overwrite: boolean; meta: ResultsMeta },
-): Promise<ResultsUsable> {
-  const exists = await stat(path).then(
-    () => true,
-    () => false,
-  );
-  if (!exists || options.overwrite) return { exists, replacesValidate: false };
-  const meta = readMeta(path);
-  if (options.resume) {
-    // Resumed rows are skipped as created: only a file of this user's may say which.
-    assertOwnExisting(path);
-    assertSameService(path, meta, options.meta.service);
-    return { exists, replacesValidate: false };
-  }
-  if (meta?.writtenBy === 'validate') return { exists, replacesValidate: true };
-  const by = meta?.service === undefined ? '' : ` (written by an import against ${meta.service})`;
-  throw new UsageError(
-    `results file ${shownPath(path)} already exists${by}: add --resume to continue that import, or --overwrite to replace it`,
-    'results_exist',
-  );
-}
-
 export async function openResults(path: string, options: OpenResultsOptions): Promise<ResultsFile> {
   const lock = options.lock ?? lockOutput(path, 'results file');
-  let fd: number;
-  let created = new KeySet();
-  // Whether the lines are in row order so far: a file that is needs no sort at the end.
-  let lastRow = 0;
-  let ordered = true;
+  let opened: OpenedFile;
   try {
-    const { exists, replacesValidate } = await assertResultsUsable(path, options);
-    // A file with no complete line (a crash while it was being created) records nothing.
-    if (exists && options.resume && !replacesValidate && completeLength(path) > 0) {
-      const kept = await compactForResume(path);
-      ({ created, lastRow, ordered, fd } = kept);
-      writeMeta(path, options.meta);
-    } else {
-      writeMeta(path, options.meta);
-      fd = replacePrivate(path);
-      writeFully(fd, csvSafeRecord(resultsHeader(options.headers, options.dropColumn), '\n'), path);
-    }
+    opened = await startFile(path, options);
   } catch (error) {
     lock.release();
     throw error;
   }
+  const { fd, created, sidecar } = opened;
+  // Whether the lines are in row order so far: a file that is needs no sort at the end.
+  let { lastRow, ordered } = opened;
   // Buffered (validate): lines are written 64 KiB at a time, with no fsync.
   // Unbuffered (import): one write(2) per finished row.
   const block = new BlockWriter(fd, path);
   return {
     path,
     created,
+    backup: opened.backup,
     write(line) {
       if (line.row < lastRow) ordered = false;
       lastRow = line.row;
+      sidecar.count(line.outcome);
       const { echo } = line;
       if (!options.buffered) writeFully(fd, formatLine(line, options.dropColumn), path);
       else if (echo !== undefined && options.dropColumn === undefined) block.writeLine(resultCells(line), echo);
       else block.write(formatLine(line, options.dropColumn));
+    },
+    end(stop) {
+      sidecar.end(stop);
     },
     async close(closing = {}) {
       try {
@@ -209,11 +174,42 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
         }
         await closing.beforeSort?.();
         if (!ordered && closing.sort !== false) await sortResults(path);
+        // Before the lock goes: a file with no live lock and no end in its sidecar was killed.
+        await sidecar.finish();
       } finally {
         lock.release();
       }
     },
   };
+}
+
+interface OpenedFile {
+  fd: number;
+  created: KeySet;
+  lastRow: number;
+  ordered: boolean;
+  backup: string | undefined;
+  sidecar: RunSidecar;
+}
+
+/** Continues the file (--resume: its created lines kept) or starts it afresh (an import's old one kept first, if replaced). */
+async function startFile(path: string, options: OpenResultsOptions): Promise<OpenedFile> {
+  const { exists, replacesValidate, backup: keep } = options.usable ?? (await assertResultsUsable(path, options));
+  // A file with no complete line (a crash while it was being created) records nothing.
+  if (exists && options.resume && !replacesValidate && completeLength(path) > 0) {
+    const previous = readMeta(path);
+    const kept = await compactForResume(path);
+    const sidecar = new RunSidecar(path, { ...options.meta, resumed: true, earlierRuns: earlierRunsOf(previous) }, options.sourceHash);
+    sidecar.count('created', kept.created.size);
+    sidecar.open();
+    return { ...kept, backup: undefined, sidecar };
+  }
+  const backup = exists && keep ? await backupResults(path) : undefined;
+  const sidecar = new RunSidecar(path, options.meta, options.sourceHash);
+  sidecar.open();
+  const fd = replacePrivate(path);
+  writeFully(fd, csvSafeRecord(resultsHeader(options.headers, options.dropColumn), '\n'), path);
+  return { fd, created: new KeySet(), lastRow: 0, ordered: true, backup, sidecar };
 }
 
 /**
@@ -230,14 +226,10 @@ async function compactForResume(path: string): Promise<{ created: KeySet; lastRo
   const out = createPrivate(temp);
   try {
     let header: string[] | undefined;
-    const parser = createReadStream(path, { start: 0, end: complete - 1 }).pipe(
-      parse({ relax_column_count: true, skip_empty_lines: true, bom: true }),
-    );
-    const records = tornTolerant(parser as AsyncIterable<string[]>);
-    for await (const record of records) {
+    for await (const record of readResultRecords(path, complete)) {
       if (header === undefined) {
         header = record;
-        if (RESULT_COLUMNS.some((column, i) => record[i] !== column)) {
+        if (!isResultsHeader(record)) {
           throw new UsageError(
             `${path} is not a ccs-bulk results file (unexpected header); cannot --resume it`,
             'results_foreign',
@@ -280,38 +272,4 @@ async function compactForResume(path: string): Promise<{ created: KeySet; lastRo
   }
   // The compacted file stays open and is appended to: the name is never opened again for writing.
   return { created, lastRow, ordered, fd: out };
-}
-
-/** Length of the file up to and including its last newline: a torn last line is left out. */
-function completeLength(path: string): number {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (error) {
-    throw new UsageError(`cannot read results file ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`, 'results_unreadable');
-  }
-  try {
-    let end = fstatSync(fd).size;
-    const chunk = Buffer.alloc(65_536);
-    while (end > 0) {
-      const start = Math.max(0, end - chunk.length);
-      const read = readSync(fd, chunk, 0, end - start, start);
-      const at = chunk.subarray(0, read).lastIndexOf(0x0a);
-      if (at >= 0) return start + at + 1;
-      end = start;
-    }
-    return 0;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** A kill can cut a line inside a quoted multi-line field: that torn record is dropped. */
-async function* tornTolerant(records: AsyncIterable<string[]>): AsyncIterable<string[]> {
-  try {
-    yield* records;
-  } catch (error) {
-    if (error instanceof CsvError && error.code === 'CSV_QUOTE_NOT_CLOSED') return;
-    throw error;
-  }
 }

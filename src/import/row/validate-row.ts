@@ -15,6 +15,7 @@ import {
   unescapeFormula,
 } from './normalize.js';
 import { emailTypo } from './email-typos.js';
+import { asciiDomain } from './email.js';
 import { suggestCountry, suggestCurrency } from './suggest.js';
 
 export interface ClientFields {
@@ -102,6 +103,8 @@ function rowSchema(rules: RowRules, toDate: (value: string) => string | undefine
       .string()
       .min(1, { error: 'required, but empty', abort: true })
       .max(MAX_LENGTH, { error: `longer than ${MAX_LENGTH} characters`, abort: true })
+      // An internationalized domain is checked, and sent, in its ASCII form.
+      .overwrite(asciiDomain)
       .check(z.email({ error: (issue) => `not an e-mail address (${JSON.stringify(issue.input)})`, abort: true }))
       .superRefine((value, ctx) => {
         const typo = emailTypo(value);
@@ -267,6 +270,7 @@ function noteChanges(
   unescaped: number,
 ): void {
   if (picked.country !== value.country) notes.changed('country', picked.country!, value.country);
+  if (picked.email !== value.email) notes.changed('email', 'a domain in Unicode', 'its ASCII form (punycode)');
   if (picked.currency !== value.currency) notes.changed('currency', picked.currency!, value.currency!);
   if (picked.liquidity_type !== undefined && picked.liquidity_type !== value.liquidity_type)
     notes.changed('liquidity_type', picked.liquidity_type, value.liquidity_type);

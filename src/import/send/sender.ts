@@ -56,7 +56,7 @@ export function createSender(
           values: raw.values,
           echo: raw.echo,
         });
-        if (heldBeforeRun(runStartedMs, reply)) recorder.existing++;
+        if (heldBeforeRun(runStartedMs, reply)) recorder.replayed++;
       } catch (error) {
         recorder.outputFailed(error);
       }
@@ -132,7 +132,7 @@ function asServiceError(error: unknown): ServiceError {
 }
 
 /** A refused token or signature in one line of cause and one of fix (the full text stays in the results file). */
-function authStop(failure: AuthError): { cause: string; fix: string } {
+export function authStop(failure: AuthError): { cause: string; fix: string } {
   const what = [failure.status, failure.errorCode ?? failure.type].filter(Boolean).join(' ');
   if (failure.status === 403) {
     return {

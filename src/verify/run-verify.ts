@@ -1,0 +1,186 @@
+/**
+ * verify's pipeline: find the results files → scan them (the clients they name) → list the
+ * service once (prints; unexplained clients as they come) → each source beside its results
+ * lines (compare) → the report, and the evidence files. The paths are checked before the
+ * first request; memory stays flat in the sources' rows and the service's clients (prints,
+ * a spool for the problems, rows and lines streamed).
+ */
+import { statSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AuthError, InputError, ServiceError, StoppedError } from '../errors.js';
+import { hashFile, toolVersion } from '../import/record/provenance.js';
+import { type OnProgress, progressReporter } from '../infra/progress-report.js';
+import type { ServiceClient } from '../service/client.js';
+import type { Client } from '../service/schemas.js';
+import { type CompareContext, compareSource, type SourceTally } from './compare.js';
+import { checkEvidencePaths, evidencePaths, writeEvidence } from './evidence.js';
+import { resultsOfSources, type SourceResults } from './find-results.js';
+import { listService } from './list-service.js';
+import type { VerifySettings } from './options.js';
+import { ProblemLog } from './problems.js';
+import { openSource, readingFacts, type SourceReading } from './read-source.js';
+import { countsOf, type SourceFacts, type VerifyReport } from './report.js';
+import { type ResultsFacts, RowLines, scanResults } from './results-files.js';
+import { ServicePrints } from './service-prints.js';
+import { notesOf } from './notes.js';
+
+export interface VerifyMigrationOptions extends VerifySettings {
+  service: ServiceClient;
+  /** The service as the evidence names it (no credentials): its base URL, or the in-process sandbox. */
+  serviceName: string;
+  /** The command as typed, recorded (redacted) in the evidence. */
+  commandLine?: readonly string[] | undefined;
+  signal?: AbortSignal | undefined;
+  /** Progress as data: rows compared so far, with the clients listed and the problems found (at most every `progressIntervalMs`, default 100). */
+  onProgress?: OnProgress | undefined;
+  progressIntervalMs?: number | undefined;
+  /** Changed rows whose client's detail is fetched, to show the service's values (default 100). */
+  detailsFetched?: number | undefined;
+}
+
+export async function verifyMigration(options: VerifyMigrationOptions): Promise<VerifyReport> {
+  const startedAt = new Date().toISOString();
+  for (const source of options.sources) assertFile(source);
+  const found = resultsOfSources(options.sources, options.results);
+  const inputs = [...options.sources, ...found.flatMap((entry) => entry.results)];
+  const paths = options.evidence === undefined ? undefined : evidencePaths(options.evidence);
+  if (paths) checkEvidencePaths(paths, inputs, options.overwrite);
+  const workdir = await mkdtemp(join(tmpdir(), 'ccs-bulk-verify-'));
+  const problems = new ProblemLog(join(workdir, 'problems.jsonl'));
+  try {
+    const hashes = new Map(options.sources.map((source) => [source, hashFile(source)]));
+    const prints = new ServicePrints();
+    let rows = 0;
+    const snapshot = () => ({ done: rows, counters: { 'clients listed': prints.listed, problems: problems.total } });
+    const progress = progressReporter(options.onProgress, snapshot, options.progressIntervalMs);
+    const results = await scanAll(found, prints, workdir);
+    prints.seal();
+    const listing = await listService({
+      service: options.service,
+      createdFrom: options.createdFrom,
+      createdTo: options.createdTo,
+      pageSize: options.pageSize,
+      prints,
+      byEmail: options.identity.by === 'email',
+      signal: options.signal,
+      onUnexplained: (client) => problems.add(unexplained(client)),
+      onPage: () => progress.tick(),
+    });
+    const listedAs = options.createdFrom === undefined && options.createdTo === undefined
+      ? '(it is not among the clients listed)'
+      : `among the clients created from ${listing.createdFrom ?? 'the start'} to ${listing.createdTo}`;
+    const onRow = () => {
+      rows++;
+      progress.tick();
+    };
+    const context: CompareContext = { prints, problems, byEmail: options.identity.by === 'email', listedAs, detail: detailFetcher(options), signal: options.signal, onRow };
+    const sources: SourceFacts[] = [];
+    for (const entry of found) {
+      sources.push(await verifySource(entry, results, context, options, await hashes.get(entry.source)!));
+    }
+    progress.finish();
+    if (options.signal?.aborted) throw new StoppedError('verify interrupted', 'interrupted');
+    problems.close();
+    const report: VerifyReport = {
+      proven: problems.total === 0,
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      toolVersion: toolVersion(),
+      service: options.serviceName,
+      listing,
+      reading: readingFacts(options),
+      sources,
+      results: results.map(({ readPath: _readPath, ...facts }) => facts),
+      counts: countsOf(sources, problems, prints),
+      notes: notesOf(sources, results, options.serviceName),
+      firstProblems: problems.first,
+      evidence: undefined,
+    };
+    if (paths) report.evidence = await writeEvidence(paths, report, problems, options.commandLine);
+    return report;
+  } finally {
+    problems.close();
+    await rm(workdir, { recursive: true, force: true });
+  }
+}
+
+function assertFile(source: string): void {
+  let isFile: boolean;
+  try {
+    isFile = statSync(source).isFile();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new InputError(`${source} does not exist`, 'input_missing', { file: source });
+    throw new InputError(`cannot read ${source}: ${code ?? error}`, 'input_unreadable', { file: source });
+  }
+  if (!isFile) throw new InputError(`${source} is not a file`, 'input_not_file', { file: source });
+}
+
+async function scanAll(found: readonly SourceResults[], prints: ServicePrints, workdir: string): Promise<ResultsFacts[]> {
+  const results: ResultsFacts[] = [];
+  for (const { source, results: files } of found) {
+    for (const file of files) results.push(await scanResults(file, source, prints, workdir));
+  }
+  return results;
+}
+
+function unexplained(client: Client) {
+  const email = client.email ? `${client.email}, ` : '';
+  return {
+    kind: 'unexplained' as const,
+    client_id: client.id,
+    message: `client ${client.id} (${email}created ${client.created_at ?? 'at an unknown time'}) was created or matched by no results file`,
+  };
+}
+
+/** The client's detail for the first changed rows: the service's values, exactly. */
+function detailFetcher(options: VerifyMigrationOptions): (id: string) => Promise<Client | undefined> {
+  let left = options.detailsFetched ?? 100;
+  return async (id) => {
+    if (left <= 0) return undefined;
+    left--;
+    try {
+      return (await options.service.getClient(id)).data;
+    } catch (error) {
+      // The values are a courtesy: a refused detail leaves the field named, not the run stopped.
+      if (error instanceof ServiceError && !(error instanceof AuthError)) return undefined;
+      throw error;
+    }
+  };
+}
+
+async function verifySource(
+  entry: SourceResults,
+  results: readonly ResultsFacts[],
+  context: CompareContext,
+  reading: SourceReading,
+  sha256: string | undefined,
+): Promise<SourceFacts> {
+  const stats = statSync(entry.source);
+  const opened = await openSource(entry.source, reading);
+  const lines = await RowLines.open(results.filter((facts) => facts.source === entry.source));
+  let tally: SourceTally;
+  try {
+    tally = await compareSource(entry.source, opened, lines, context);
+  } finally {
+    await lines.close();
+    await opened.close();
+  }
+  const { info } = opened;
+  return {
+    path: entry.source,
+    size: stats.size,
+    mtime: stats.mtime.toISOString(),
+    sha256,
+    format: info.format,
+    encoding: info.encoding,
+    delimiter: info.delimiter,
+    sheet: info.sheet,
+    headerLine: info.header.line,
+    results: entry.results,
+    tally,
+    headers: opened.headers,
+  };
+}
