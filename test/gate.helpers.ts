@@ -2,7 +2,9 @@
  * A gate in front of a sandbox: an HTTP relay on 127.0.0.1 that forwards requests while open and
  * holds them while closed. Tests that need a run to be "still running" at some moment (another
  * run must find its lock held; a kill must land mid-run) close the gate instead of hoping that
- * slow answers outlast a busy machine's process start-up. Test infrastructure only.
+ * slow answers outlast a busy machine's process start-up. Only Create Client (POST) is counted
+ * and held: the reads an import makes before its first row (List Clients, who the service
+ * already holds) and after (Get Client) always pass. Test infrastructure only.
  */
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -10,9 +12,9 @@ import type { AddressInfo, Socket } from 'node:net';
 export interface Gate {
   /** Base URL to give the CLI instead of the sandbox's. */
   url: string;
-  /** Requests forwarded so far. */
+  /** Create Client requests forwarded so far. */
   readonly forwarded: number;
-  /** Requests waiting at the closed gate now. */
+  /** Create Client requests waiting at the closed gate now. */
   readonly held: number;
   /** Hold every request from now on (or from the `after`-th forwarded one on). */
   close(after?: number): void;
@@ -31,7 +33,7 @@ export async function startGate(target: string): Promise<Gate> {
   const sockets = new Set<Socket>();
 
   const forward = (req: IncomingMessage, res: ServerResponse) => {
-    forwarded++;
+    if (req.method === 'POST') forwarded++;
     const upstream = request(
       { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
@@ -43,7 +45,7 @@ export async function startGate(target: string): Promise<Gate> {
     req.pipe(upstream);
   };
   const server = createServer((req, res) => {
-    if (forwarded >= closesAt) waiting.push({ req, res });
+    if (req.method === 'POST' && forwarded >= closesAt) waiting.push({ req, res });
     else forward(req, res);
   });
   server.on('connection', (socket: Socket) => {

@@ -91,10 +91,14 @@ describe('failed rows keep their key', () => {
     expect(rows[1]).toMatch(/,ccsb_[0-9a-f]{40},/);
     const bobs = () => ctx.sandbox.store.all().filter((c) => c.email === 'bob@example.com').length;
     expect(bobs()).toBe(1); // created, though the answer never arrived
-    // Edited in the spreadsheet, then imported again: the service refuses (409), no second Bob.
+    // Edited in the spreadsheet, then imported again: Bob is on the service already, no second Bob.
     await writeFile(failed, (await readFile(failed, 'utf8')).replace('Street 1', 'Street 2'));
     const again = await runCli(['import', failed, '--json', '--quiet'], { env: ctx.env() });
-    expect(JSON.parse(again.stdout).topErrors).toEqual([{ code: 'idempotency_conflict', count: 1 }]);
+    expect(JSON.parse(again.stdout).counts).toMatchObject({ existing: 1, created: 0 });
+    expect(bobs()).toBe(1);
+    // Without the person match the key still protects: the service refuses the changed body (409).
+    const keyed = await runCli(['import', failed, '--json', '--quiet', '--identity', 'none', '--results', join(ctx.dir, 'lost.keyed.csv')], { env: ctx.env() });
+    expect(JSON.parse(keyed.stdout).topErrors).toEqual([{ code: 'idempotency_conflict', count: 1 }]);
     expect(bobs()).toBe(1);
   });
 
@@ -115,7 +119,8 @@ describe('Ctrl-C while rows wait to retry', () => {
     // delivers the interrupt within it. The 429s come after 300 ms of latency, so all 16 rows are
     // on the wire before the first one pauses the run (else the rest wait out that pause first).
     ctx.sandbox.setFaults({ throttleRate: 1, retryAfterSeconds: 10, latencyMs: 300 });
-    const child = spawn(process.execPath, [BIN, 'import', input, '--results', results, '--failed', failed, '--concurrency', '16'], {
+    // --identity none: the listing before the first row would meet the same 429s first.
+    const child = spawn(process.execPath, [BIN, 'import', input, '--results', results, '--failed', failed, '--concurrency', '16', '--identity', 'none'], {
       env: { ...process.env, ...ctx.env() },
     });
     let stderr = '';

@@ -14,6 +14,28 @@ import type { ImportOptions } from '../config/options.js';
 import { shownPath } from '../infra/printable.js';
 import { counted, formatDuration, formatLimits } from '../cli/progress.js';
 
+/** Rows named in the changed-rows line (--json lists every one). */
+const CHANGED_ROWS_SHOWN = 10;
+
+/** What the person match found: rows changed since their client was created, people held twice. */
+function matchingLines(summary: ImportSummary): string[] {
+  const lines: string[] = [];
+  const { changedRows, matching } = summary;
+  if (changedRows.length > 0) {
+    const shown = changedRows.slice(0, CHANGED_ROWS_SHOWN).join(', ');
+    const more = changedRows.length > CHANGED_ROWS_SHOWN ? ` and ${changedRows.length - CHANGED_ROWS_SHOWN} more` : '';
+    lines.push(
+      `  changed: ${changedRows.length === 1 ? 'row' : 'rows'} ${shown}${more} changed since an earlier run of this results file created its client: not sent again ` +
+        '(the service has no update; the results file names each client)',
+    );
+  }
+  if (matching && matching.several > 0) {
+    const people = matching.several === 1 ? '1 person' : `${matching.several} people`;
+    lines.push(`  held twice: ${people} the service holds as several clients: their rows are existing, without an id (error_code held_several)`);
+  }
+  return lines;
+}
+
 /** Invalid rows printed on stderr (--json lists every one). */
 export const INVALID_ROWS_SHOWN = 10;
 /** Normalizations printed on stderr, most frequent first. */
@@ -40,6 +62,7 @@ export function formatSummary(summary: ImportSummary, options: ImportOptions): s
     const headers = summary.lookalikeColumns.map((column) => JSON.stringify(column.header)).join(', ');
     lines.push(`  warning: an import stops before sending at the unmapped column${summary.lookalikeColumns.length > 1 ? 's' : ''} ${headers} (see the plan above)`);
   }
+  lines.push(...matchingLines(summary));
   if (!summary.dryRun) lines.push(`  concurrency: ${formatLimits(summary.concurrency, 'in flight')}`);
   if (summary.shard) {
     const { index, count, otherRows } = summary.shard;

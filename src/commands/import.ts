@@ -7,11 +7,12 @@ import type { ExitCode } from '../errors.js';
 import { IMPORT_DEFAULTS } from '../import/defaults.js';
 import { describeEncoding, positionWord } from '../import/read/index.js';
 import { type ImportPlan, type ImportSummary, importClients, type RunAccount } from '../import/run-import.js';
+import type { ListingProgress } from '../import/send/held-emails.js';
 import type { Io } from '../infra/io.js';
 import { shownPath } from '../infra/printable.js';
 import { type LogFile, withLogFile } from '../infra/log-file.js';
 import type { ImportOptions } from '../config/options.js';
-import { createProgress, NO_PROGRESS, progressDisplay } from '../cli/progress.js';
+import { createProgress, formatDuration, NO_PROGRESS, progressDisplay } from '../cli/progress.js';
 import type { Connected } from './connect.js';
 import { formatSummary, INVALID_ROWS_SHOWN, resumeCommand } from './import-summary.js';
 import { describeLookalike, type LookalikeColumn, lookalikeFixes } from '../import/row/unmapped.js';
@@ -73,6 +74,10 @@ async function importWith(options: ImportOptions, io: Io, log: LogFile | undefin
       serviceIdentity: connected?.sandbox ? `in-process sandbox ${randomUUID()}` : undefined,
       invalidRowsListed: options.json ? MAX_INVALID_ROWS_JSON : INVALID_ROWS_SHOWN,
       resumeCommand: run.dryRun ? undefined : resumeCommand(options.commandLine),
+      commandLine: ['ccs-bulk', ...options.commandLine],
+      // A new, empty sandbox each time: nothing to keep between runs.
+      ...(connected?.sandbox && { heldCache: false }),
+      onListing: listingReporter(options.quiet, io, log),
       signal: io.signal,
       onPlan: (plan) => {
         if (run.resume) log?.run('run_resumed', { results: plan.results, rows_created_earlier: plan.resumedCreated });
@@ -105,6 +110,25 @@ async function importWith(options: ImportOptions, io: Io, log: LogFile | undefin
   return exitCode;
 }
 
+/** Seconds between the listing's progress lines. */
+const LISTING_LINE_MS = 2000;
+
+/**
+ * The listing of who the service holds, before the first row: a line every few seconds while it
+ * lasts (a million clients take a while), one when it is done; the log gets the figures.
+ */
+function listingReporter(quiet: boolean, io: Io, log: LogFile | undefined): (progress: ListingProgress) => void {
+  let last = performance.now();
+  return (progress) => {
+    const { listed, known, pages, elapsedMs, done } = progress;
+    if (done) log?.run('service_listed', { clients_listed: listed, people_known: known, pages, elapsed_ms: elapsedMs });
+    if (quiet || (!done && performance.now() - last < LISTING_LINE_MS)) return;
+    last = performance.now();
+    const figures = `${listed.toLocaleString('en')} clients listed, ${known.toLocaleString('en')} people known`;
+    io.stderr.write(done ? `  service: ${figures} (${formatDuration(elapsedMs)}): rows they hold are existing, not created\n` : `  service: listing who it holds… ${figures}\n`);
+  };
+}
+
 export function exitCodeOf(summary: ImportSummary): ExitCode {
   if (summary.stopped?.reason === 'input_error' || summary.stopped?.reason === 'connection') return 2;
   if (summary.stopped) return 3;
@@ -134,6 +158,7 @@ function formatPlan(plan: ImportPlan, options: ImportOptions): string {
     lines.push(`  ignored columns: ${plan.unknownColumns.map((h) => JSON.stringify(h)).join(', ')}`);
   }
   lines.push(...lookalikeLines(plan.lookalikeColumns));
+  if (plan.backup !== undefined) lines.push(`  results: the import's old file is kept as ${shownPath(plan.backup)}`);
   if (plan.replacesValidate)
     lines.push(`  results: replacing ${plan.results}, written by validate (it records no sends)`);
   if (plan.resumedCreated > 0)

@@ -192,6 +192,9 @@ async function compareFields(at: Place, id: string, row: Compared, context: Comp
     }
     return;
   }
+  if (verdict.fields.length === 0) {
+    context.problems.add({ kind: 'changed', ...at, client_id: id, message: `a compared field differs from client ${id}'s (its print differs; which one is not known without the client's detail)` });
+  }
   for (const field of verdict.fields) {
     const value = row[field] ?? '';
     context.problems.add({

@@ -50,6 +50,7 @@ function corePrint(fields: Compared): Print {
 const NULL_TEXT = '\u0000null';
 const hint = (value: string | null) => quickPrint(value ?? NULL_TEXT).lo;
 
+/** `differs` with no field: the prints differ, the field's own 32-bit prints do not say which. */
 export type Verdict = { kind: 'not_listed' } | { kind: 'equal' } | { kind: 'differs'; fields: ComparedField[] };
 
 export class ServicePrints {
@@ -136,8 +137,7 @@ export class ServicePrints {
       (['name', 'email', 'country', 'address'] as const).forEach((field, i) => {
         if (p[at + 4 + i] !== hint(row[field])) fields.push(field);
       });
-      // Equal 32-bit hints over different prints (one in 2³²): the field cannot be named.
-      if (fields.length === 0) fields.push('name', 'email', 'country', 'address');
+      // Equal 32-bit hints over different prints (one in 2³²): `fields` stays empty, the field unnamed.
     }
     if (!currencyEqual) fields.push('currency');
     return { kind: 'differs', fields };
