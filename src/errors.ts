@@ -58,6 +58,8 @@ export const ERROR_CODES = {
   identity_unknown_column: 'UsageError',
   held_listing_refused: 'UsageError',
   held_cache_refused: 'UsageError',
+  verify_no_results: 'UsageError',
+  verify_results_unmatched: 'UsageError',
   output_unwritable: 'UsageError',
   same_file: 'UsageError',
   output_locked: 'UsageError',

@@ -23,6 +23,8 @@ export type { LookalikeColumn } from './import/row/unmapped.js';
 export type { Identity } from './import/row/identity.js';
 export { parseIdentity } from './import/row/identity.js';
 export type { HeldSummary, ListingProgress } from './import/send/held-emails.js';
+export { verifyMigration, type VerifyMigrationOptions } from './verify/run-verify.js';
+export type { VerifyReport } from './verify/report.js';
 export { IMPORT_DEFAULTS } from './import/defaults.js';
 export { importClients } from './import/run-import.js';
 export type { OnProgress, ProgressSnapshot } from './infra/progress-report.js';

@@ -119,8 +119,8 @@ function signingFlags<T>(y: Argv<T>) {
   });
 }
 
-/** How the input is read and what its columns mean: import's and validate's Input group. */
-function inputFlags<T>(y: Argv<T>) {
+/** @internal How the input is read and what its columns mean: import's and validate's Input group (verify's too). */
+export function inputFlags<T>(y: Argv<T>) {
   return y
     .option('map', {
       type: 'string',

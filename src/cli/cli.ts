@@ -10,6 +10,7 @@ import type { Io } from '../infra/io.js';
 import type { CheckFlags, ExportFlags, ImportFlags } from '../config/options.js';
 import { type CommandFlags, explainUsage } from './usage.js';
 import { statusCommand } from './status-command.js';
+import { verifyCommand } from './verify-command.js';
 
 /** Drops the keys whose value is undefined: optional options stay absent, not undefined. */
 function definedOnly<T extends object>(values: { [K in keyof T]: T[K] | undefined }): T {
@@ -230,7 +231,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
   let y = yargs(argv)
     .scriptName('ccs-bulk')
     .usage('$0 <command> [options]\n\nMove client profiles between spreadsheets and the Client Credit Service.');
-  for (const add of [importCommands, exportCommand, sandboxCommand, checkCommand, resultsCommand, keygenCommand, statusCommand]) {
+  for (const add of [importCommands, exportCommand, sandboxCommand, checkCommand, resultsCommand, keygenCommand, statusCommand, verifyCommand]) {
     y = add(y, run);
   }
   await y
@@ -238,7 +239,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
     .example('$0 validate clients.csv', 'check a file, send nothing')
     .example('$0 import clients.csv --failed fix-me.csv', 'import it (CCS_BASE_URL, CCS_TOKEN, CCS_SIGNING_KEY_FILE)')
     .example('$0 completion >> ~/.bashrc', 'tab completion of commands and flags (~/.zshrc for zsh)')
-    .demandCommand(1, 'name a command: import, validate, export, check, sandbox, results, keygen or completion')
+    .demandCommand(1, 'name a command: import, validate, export, check, status, verify, sandbox, results, keygen or completion')
     .strict()
     .recommendCommands()
     .help()

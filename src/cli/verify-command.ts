@@ -1,14 +1,13 @@
 /**
  * `ccs-bulk verify SOURCE…`: the command's yargs definition, its flags and its handler, shaped
- * like cli.ts's commands (registered there beside them). The connection flags are export's;
- * the reading flags mean what they mean to import; the settings are layered as import's
+ * like cli.ts's commands (registered there beside them). The connection flags are export's,
+ * the input flags import's own (the same names and meanings); the settings are layered as import's
  * (flags > env > config file's import section > defaults), so a config file's `map` or
  * `dateFormat` reads the sources as the import read them.
  */
 import type { Argv } from 'yargs';
-import { connectionFlags } from './cli-flags.js';
+import { connectionFlags, inputFlags } from './cli-flags.js';
 import { EXPORT_DEFAULTS } from '../export/defaults.js';
-import { DATE_FORMATS, IMPORT_DEFAULTS } from '../import/defaults.js';
 import type { Io } from '../infra/io.js';
 import type { VerifyFlags } from '../verify/options.js';
 import type { CommandFlags } from './usage.js';
@@ -22,14 +21,14 @@ export interface CommandRun {
   parsing: CommandFlags | undefined;
 }
 
-const INPUT = 'Input (as the import read it):';
+const INPUT = 'Input:';
 const OUTPUT = 'Output:';
 const LISTING = 'Listing:';
 
 /** @internal yargs types stay out of the published declarations. */
 export function verifyFlags<T>(y: Argv<T>) {
   const sources = y.positional('sources', { type: 'string', array: true, demandOption: true, describe: 'the files the import read (CSV, .xlsx, .ods, .xls)' });
-  return readingFlags(connectionFlags(sources))
+  return inputFlags(connectionFlags(sources))
     .option('results', {
       type: 'string',
       array: true,
@@ -49,34 +48,10 @@ export function verifyFlags<T>(y: Argv<T>) {
     .option('overwrite', { type: 'boolean', group: OUTPUT, describe: 'replace existing evidence files (refused otherwise)' });
 }
 
-/** import's reading flags, the same names and meanings. */
-function readingFlags<T>(y: Argv<T>) {
-  return y
-    .option('map', { type: 'string', array: true, group: INPUT, describe: 'field=Header, as given to the import (repeatable)' })
-    .option('date-format', { choices: DATE_FORMATS, defaultDescription: IMPORT_DEFAULTS.dateFormat, group: INPUT })
-    .option('encoding', { type: 'string', group: INPUT, describe: 'input encoding (detected when absent)' })
-    .option('delimiter', { type: 'string', group: INPUT, describe: 'field delimiter (detected when absent)' })
-    .option('sheet', { type: 'string', group: INPUT, describe: 'spreadsheet sheet name or 1-based number' })
-    .option('header-row', { type: 'number', group: INPUT, describe: "the header's row (line) number (found when absent)" })
-    .option('max-record-size', {
-      type: 'number',
-      defaultDescription: String(IMPORT_DEFAULTS.maxRecordSize),
-      group: INPUT,
-      describe: 'bytes allowed in one record',
-    })
-    .option('identity', {
-      type: 'string',
-      requiresArg: true,
-      defaultDescription: 'email',
-      group: INPUT,
-      describe: "who a person is, as for the import: email (a second client with a row's e-mail is a problem), column:HEADER or none",
-    });
-}
-
 /** The settings verify reads: --print-config shows these. */
 const USED = new Set([
   ...['baseUrl', 'tokenFile', 'token', 'tokenEnv', 'sandbox', 'proxy', 'caFile', 'clientCert', 'clientKey', 'timeout', 'retries', 'outageTimeout'],
-  ...['map', 'dateFormat', 'encoding', 'delimiter', 'sheet', 'headerRow', 'maxRecordSize', 'identity', 'progressInterval', 'quiet', 'json'],
+  ...['map', 'ignoreColumn', 'dateFormat', 'encoding', 'delimiter', 'sheet', 'headerRow', 'maxRecordSize', 'identity', 'progressInterval', 'quiet', 'json'],
 ]);
 
 /** @internal yargs types stay out of the published declarations. */

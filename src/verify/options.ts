@@ -24,6 +24,8 @@ export interface VerifyFlags extends RunFlags {
   createdTo?: string | undefined;
   pageSize?: number | undefined;
   map?: readonly string[] | undefined;
+  /** Accepted as import takes it (it changes nothing of how rows read). */
+  ignoreColumn?: readonly string[] | undefined;
   dateFormat?: DateFormat | undefined;
   encoding?: string | undefined;
   delimiter?: string | undefined;

@@ -15,7 +15,7 @@ import { type OnProgress, progressReporter } from '../infra/progress-report.js';
 import type { ServiceClient } from '../service/client.js';
 import type { Client } from '../service/schemas.js';
 import { type CompareContext, compareSource, type SourceTally } from './compare.js';
-import { checkEvidencePaths, evidencePaths, writeEvidence } from './evidence.js';
+import { checkEvidencePaths, type EvidencePaths, evidencePaths, writeEvidence } from './evidence.js';
 import { resultsOfSources, type SourceResults } from './find-results.js';
 import { listService } from './list-service.js';
 import type { VerifySettings } from './options.js';
@@ -47,63 +47,78 @@ export async function verifyMigration(options: VerifyMigrationOptions): Promise<
   const inputs = [...options.sources, ...found.flatMap((entry) => entry.results)];
   const paths = options.evidence === undefined ? undefined : evidencePaths(options.evidence);
   if (paths) checkEvidencePaths(paths, inputs, options.overwrite);
+  // Private (0700): the problems' spool and sorted copies of results files hold client data.
   const workdir = await mkdtemp(join(tmpdir(), 'ccs-bulk-verify-'));
-  const problems = new ProblemLog(join(workdir, 'problems.jsonl'));
+  let problems: ProblemLog | undefined;
   try {
-    const hashes = new Map(options.sources.map((source) => [source, hashFile(source)]));
-    const prints = new ServicePrints();
-    let rows = 0;
-    const snapshot = () => ({ done: rows, counters: { 'clients listed': prints.listed, problems: problems.total } });
-    const progress = progressReporter(options.onProgress, snapshot, options.progressIntervalMs);
-    const results = await scanAll(found, prints, workdir);
-    prints.seal();
-    const listing = await listService({
-      service: options.service,
-      createdFrom: options.createdFrom,
-      createdTo: options.createdTo,
-      pageSize: options.pageSize,
-      prints,
-      byEmail: options.identity.by === 'email',
-      signal: options.signal,
-      onUnexplained: (client) => problems.add(unexplained(client)),
-      onPage: () => progress.tick(),
-    });
-    const listedAs = options.createdFrom === undefined && options.createdTo === undefined
-      ? '(it is not among the clients listed)'
-      : `among the clients created from ${listing.createdFrom ?? 'the start'} to ${listing.createdTo}`;
-    const onRow = () => {
-      rows++;
-      progress.tick();
-    };
-    const context: CompareContext = { prints, problems, byEmail: options.identity.by === 'email', listedAs, detail: detailFetcher(options), signal: options.signal, onRow };
-    const sources: SourceFacts[] = [];
-    for (const entry of found) {
-      sources.push(await verifySource(entry, results, context, options, await hashes.get(entry.source)!));
-    }
-    progress.finish();
-    if (options.signal?.aborted) throw new StoppedError('verify interrupted', 'interrupted');
-    problems.close();
-    const report: VerifyReport = {
-      proven: problems.total === 0,
-      startedAt,
-      finishedAt: new Date().toISOString(),
-      toolVersion: toolVersion(),
-      service: options.serviceName,
-      listing,
-      reading: readingFacts(options),
-      sources,
-      results: results.map(({ readPath: _readPath, ...facts }) => facts),
-      counts: countsOf(sources, problems, prints),
-      notes: notesOf(sources, results, options.serviceName),
-      firstProblems: problems.first,
-      evidence: undefined,
-    };
-    if (paths) report.evidence = await writeEvidence(paths, report, problems, options.commandLine);
-    return report;
+    problems = new ProblemLog(join(workdir, 'problems.jsonl'));
+    return await verifyIn(options, { found, paths, workdir, problems, startedAt });
   } finally {
-    problems.close();
+    problems?.close();
     await rm(workdir, { recursive: true, force: true });
   }
+}
+
+interface Plan {
+  found: SourceResults[];
+  paths: EvidencePaths | undefined;
+  workdir: string;
+  problems: ProblemLog;
+  startedAt: string;
+}
+
+async function verifyIn(options: VerifyMigrationOptions, plan: Plan): Promise<VerifyReport> {
+  const { found, paths, workdir, problems, startedAt } = plan;
+  const hashes = new Map(options.sources.map((source) => [source, hashFile(source)]));
+  const prints = new ServicePrints();
+  let rows = 0;
+  const snapshot = () => ({ done: rows, counters: { 'clients listed': prints.listed, problems: problems.total } });
+  const progress = progressReporter(options.onProgress, snapshot, options.progressIntervalMs);
+  const results = await scanAll(found, prints, workdir);
+  prints.seal();
+  const listing = await listService({
+    service: options.service,
+    createdFrom: options.createdFrom,
+    createdTo: options.createdTo,
+    pageSize: options.pageSize,
+    prints,
+    byEmail: options.identity.by === 'email',
+    signal: options.signal,
+    onUnexplained: (client) => problems.add(unexplained(client)),
+    onPage: () => progress.tick(),
+  });
+  const listedAs = options.createdFrom === undefined && options.createdTo === undefined
+    ? '(it is not among the clients listed)'
+    : `among the clients created from ${listing.createdFrom ?? 'the start'} to ${listing.createdTo}`;
+  const onRow = () => {
+    rows++;
+    progress.tick();
+  };
+  const context: CompareContext = { prints, problems, byEmail: options.identity.by === 'email', listedAs, detail: detailFetcher(options), signal: options.signal, onRow };
+  const sources: SourceFacts[] = [];
+  for (const entry of found) {
+    sources.push(await verifySource(entry, results, context, options, await hashes.get(entry.source)!));
+  }
+  progress.finish();
+  if (options.signal?.aborted) throw new StoppedError('verify interrupted', 'interrupted');
+  problems.close();
+  const report: VerifyReport = {
+    proven: problems.total === 0,
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    toolVersion: toolVersion(),
+    service: options.serviceName,
+    listing,
+    reading: readingFacts(options),
+    sources,
+    results: results.map(({ readPath: _readPath, ...facts }) => facts),
+    counts: countsOf(sources, problems, prints),
+    notes: notesOf(sources, results, options.serviceName),
+    firstProblems: problems.first,
+    evidence: undefined,
+  };
+  if (paths) report.evidence = await writeEvidence(paths, report, problems, options.commandLine);
+  return report;
 }
 
 function assertFile(source: string): void {
