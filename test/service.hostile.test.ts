@@ -35,6 +35,8 @@ let temp: Awaited<ReturnType<typeof makeTempDir>>;
 let keyFile: string;
 let input: string;
 let runs = 0;
+/** An import runs: its List Clients answers well (the export tests' pages are the hostile ones). */
+let importing = false;
 
 function listen(app: Server): Promise<string> {
   return new Promise((resolve) =>
@@ -53,7 +55,13 @@ beforeAll(async () => {
     request.setEncoding('utf8').on('data', (chunk: string) => {
       body += chunk;
     });
-    request.on('end', () => handler(request, response, body));
+    request.on('end', () => {
+      // List Clients (who the service holds, before the first row) answers well: an empty service.
+      // The hostile answers are Create Client's.
+      if (importing && request.method === 'GET' && request.url?.startsWith('/v1/clients?')) {
+        json(response, 200, { status: 'ok', timestamp: '2026-01-01T00:00:00Z', data: { page: 0, size: 100, clients: [] } });
+      } else handler(request, response, body);
+    });
   });
   // A request that is never answered must not keep the server from closing.
   server.headersTimeout = 120_000;
@@ -129,7 +137,10 @@ async function runImport(extra: string[] = [], { child = false, timeout = '1' } 
   const failed = join(temp.dir, `run-${runs}.failed.csv`);
   const args = ['import', input, '--results', results, '--failed', failed, '--retries', '0', '--timeout', timeout, '--json', ...extra];
   const options = { env: { CCS_BASE_URL: base, CCS_TOKEN: TOKEN, CCS_SIGNING_KEY_FILE: keyFile }, timeoutMs: 30_000 };
-  const run = await runMeasured(args, options, child);
+  importing = true;
+  const run = await runMeasured(args, options, child).finally(() => {
+    importing = false;
+  });
   const resultsText = await readFile(results, 'utf8');
   const failedText = await readFile(failed, 'utf8');
   return {
@@ -212,8 +223,11 @@ describe('Create Client answers that cannot be trusted', () => {
 
     // The same results file resumed: the row is skipped, its line kept as it was.
     const results = join(temp.dir, `run-${runs}.results.csv`);
+    importing = true;
     const again = await runCliInProcess(['import', input, '--results', results, '--resume', '--json'], {
       env: { CCS_BASE_URL: base, CCS_TOKEN: TOKEN, CCS_SIGNING_KEY_FILE: keyFile },
+    }).finally(() => {
+      importing = false;
     });
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout).counts).toMatchObject({ skipped: 1, created: 0 });

@@ -74,6 +74,7 @@ function outsideBasePath(method: string, url: string, basePath: string): ErrorSp
 async function handleRequest(state: SandboxState, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { faults, stats } = state;
   stats.requests++;
+  if (req.method === 'GET') stats.reads++;
   const started = state.log ? performance.now() : 0;
   const requestId = state.nextRequestId();
   const fail = (error: ErrorSpec) => send(state, req, res, requestId, errorReply(requestId, error), started);

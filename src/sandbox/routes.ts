@@ -12,6 +12,8 @@ import type { checkCreateBody } from './validate.js';
 
 export interface SandboxStats {
   requests: number;
+  /** Of `requests`: GETs (List Clients, Get Client), the rest create. */
+  reads: number;
   creates: number;
   replays: number;
   conflicts: number;
@@ -22,6 +24,7 @@ export interface SandboxStats {
 export function emptyStats(): SandboxStats {
   return {
     requests: 0,
+    reads: 0,
     creates: 0,
     replays: 0,
     conflicts: 0,
