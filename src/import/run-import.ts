@@ -245,8 +245,9 @@ async function importRows(run: Run, signal: AbortSignal | undefined): Promise<vo
       }
       if (verdict.kind === 'skipped') ledger.read(raw.row, 'created_earlier', verdict.key);
       else ledger.read(raw.row, 'outcome');
-      if (verdict.kind === 'existing' && run.settleHeld && verdict.held.kind === 'one' && !verdict.held.own) {
-        // Resumed: the earlier run may have made this client and stopped before writing its answer.
+      if (verdict.kind === 'existing' && run.settleHeld && verdict.held.kind === 'one' && !verdict.held.own && !run.opened.results.answered.has(raw.row)) {
+        // Resumed, and no earlier run decided this row without a request: that run may have made
+        // this client and stopped before writing its answer.
         const settle = run.settleHeld;
         await window.slot();
         window.run(() => settle(raw, verdict));

@@ -55,6 +55,8 @@ export interface ResultsFile {
   path: string;
   /** Keys already `created` in the file being resumed. */
   created: KeySet;
+  /** Rows the file being resumed decided without a request (invalid, duplicate, existing): no answer of theirs was lost. */
+  answered: RowBits;
   /** The import's file this run replaced (--overwrite), kept beside it (results-guard.ts backupResults). */
   backup: string | undefined;
   write(line: ResultLine): void;
@@ -142,7 +144,7 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
     lock.release();
     throw error;
   }
-  const { fd, created, sidecar } = opened;
+  const { fd, created, answered, sidecar } = opened;
   // Whether the lines are in row order so far: a file that is needs no sort at the end.
   let { lastRow, ordered } = opened;
   // Buffered (validate): lines are written 64 KiB at a time, with no fsync.
@@ -151,6 +153,7 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
   return {
     path,
     created,
+    answered,
     backup: opened.backup,
     write(line) {
       if (line.row < lastRow) ordered = false;
@@ -186,6 +189,7 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
 interface OpenedFile {
   fd: number;
   created: KeySet;
+  answered: RowBits;
   lastRow: number;
   ordered: boolean;
   backup: string | undefined;
@@ -209,7 +213,7 @@ async function startFile(path: string, options: OpenResultsOptions): Promise<Ope
   sidecar.open();
   const fd = replacePrivate(path);
   writeFully(fd, csvSafeRecord(resultsHeader(options.headers, options.dropColumn), '\n'), path);
-  return { fd, created: new KeySet(), lastRow: 0, ordered: true, backup, sidecar };
+  return { fd, created: new KeySet(), answered: new RowBits(), lastRow: 0, ordered: true, backup, sidecar };
 }
 
 /**
@@ -217,9 +221,10 @@ async function startFile(path: string, options: OpenResultsOptions): Promise<Ope
  * and gets a fresh line), drop a torn last line, and swap the file in atomically. So after
  * any number of crashes and resumes each row has at most one `created` line.
  */
-async function compactForResume(path: string): Promise<{ created: KeySet; lastRow: number; ordered: boolean; fd: number }> {
+async function compactForResume(path: string): Promise<{ created: KeySet; answered: RowBits; lastRow: number; ordered: boolean; fd: number }> {
   const complete = completeLength(path);
   const created = new KeySet();
+  const answered = new RowBits();
   let lastRow = 0;
   let ordered = true;
   const temp = tempBeside(path);
@@ -246,7 +251,7 @@ async function compactForResume(path: string): Promise<{ created: KeySet; lastRo
         if (row < lastRow) ordered = false;
         lastRow = row;
         writeFully(out, csvRecord(record, '\n'), temp);
-      }
+      } else if (NEVER_SENT.has(record[1] ?? '')) answered.add(Number(record[0]));
     }
     if (header === undefined) {
       throw new UsageError(
@@ -271,5 +276,32 @@ async function compactForResume(path: string): Promise<{ created: KeySet; lastRo
     throw new UsageError(`cannot replace ${shownPath(path)}: ${(error as NodeJS.ErrnoException).code ?? error}`, 'output_unwritable');
   }
   // The compacted file stays open and is appended to: the name is never opened again for writing.
-  return { created, lastRow, ordered, fd: out };
+  return { created, answered, lastRow, ordered, fd: out };
+}
+
+/**
+ * Outcomes of rows that were decided without a request: their client, if the service holds one,
+ * was not made by this file's runs. (A `failed` or `not_attempted` row may have been created by a
+ * request whose answer was lost.)
+ */
+const NEVER_SENT = new Set(['invalid', 'duplicate', 'existing', 'skipped']);
+
+/** A set of row numbers, one bit each (10 M rows: 1.25 MB). */
+export class RowBits {
+  #bits = new Uint8Array(1024);
+
+  add(row: number): void {
+    if (!Number.isInteger(row) || row < 0) return;
+    const at = row >>> 3;
+    if (at >= this.#bits.length) {
+      const grown = new Uint8Array(Math.max(at + 1, this.#bits.length * 2));
+      grown.set(this.#bits);
+      this.#bits = grown;
+    }
+    this.#bits[at]! |= 1 << (row & 7);
+  }
+
+  has(row: number): boolean {
+    return ((this.#bits[row >>> 3] ?? 0) & (1 << (row & 7))) !== 0;
+  }
 }
