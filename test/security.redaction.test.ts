@@ -161,10 +161,18 @@ describe('the token echoed back by a service', () => {
       status = answer;
       const paths = { results: join(temp.dir, `${answer}.results.csv`), failed: join(temp.dir, `${answer}.failed.csv`), log: join(temp.dir, `${answer}.log`), report: join(temp.dir, `${answer}.html`) };
       const run = await runCliInProcess(
-        ['import', file, '--results', paths.results, '--failed', paths.failed, '--log-file', paths.log, '--report', paths.report, '--retries', '0', '--json'],
+        // --identity none: the rows' own requests meet the answer (the listing before them is below).
+        ['import', file, '--results', paths.results, '--failed', paths.failed, '--log-file', paths.log, '--report', paths.report, '--retries', '0', '--json', '--identity', 'none'],
         { env: { CCS_BASE_URL: base, CCS_TOKEN: TOKEN, CCS_SIGNING_KEY_FILE: keyFile } },
       );
       expect(run.code, run.stderr).toBe(answer === 422 ? 1 : 3);
+      // The listing of who the service holds meets the same answer first: refused, or stopped, redacted.
+      const listing = await runCliInProcess(['import', file, '--results', join(temp.dir, `${answer}.listing.csv`), '--retries', '0'], {
+        env: { CCS_BASE_URL: base, CCS_TOKEN: TOKEN, CCS_SIGNING_KEY_FILE: keyFile },
+      });
+      expect(listing.code, listing.stderr).toBe(answer === 422 ? 2 : 3);
+      expect(leaksToken(listing.stderr), `${answer}: the listing's stderr`).toBeUndefined();
+      outputs.push(listing.stderr);
       const texts: Record<string, string> = { stdout: run.stdout, stderr: run.stderr };
       for (const [name, path] of Object.entries(paths)) texts[name] = await readFile(path, 'utf8');
       // The server's text did arrive: redacted, not dropped.

@@ -65,6 +65,7 @@ async function importWith(options: ImportOptions, io: Io, log: LogFile | undefin
   }
   const display = progressDisplay(options, io);
   let progress = NO_PROGRESS;
+  let planned = false;
   let summary: ImportSummary;
   try {
     summary = await importClients({
@@ -84,10 +85,14 @@ async function importWith(options: ImportOptions, io: Io, log: LogFile | undefin
         if (!options.quiet) io.stderr.write(formatPlan(plan, options));
         // A warning, said even with --quiet: validate's exit code does not show it.
         else io.stderr.write(lookalikeLines(plan.lookalikeColumns).map((line) => `ccs-bulk: ${line.trim()}\n`).join(''));
-        // After the plan's lines: a bar redraws its own line.
-        progress = createProgress({ ...display, unit: 'rows' });
+        planned = true;
       },
-      onProgress: (snapshot) => progress.update(snapshot),
+      onProgress: (snapshot) => {
+        // After the plan's lines and the listing's (the service's people, before the first row):
+        // a bar redraws its own line, which a line written under it would break.
+        if (planned && progress === NO_PROGRESS) progress = createProgress({ ...display, unit: 'rows' });
+        progress.update(snapshot);
+      },
       onStaleTemps: reportSweep(options.quiet, io, log),
       onLockReplaced: reportLockReplaced(options.quiet, io, log),
     });

@@ -503,6 +503,7 @@ function snapshot(run: Run, dryRun: boolean) {
       ? { valid: counts.valid, invalid: counts.invalid, duplicate: counts.duplicate }
       : {
           created: counts.created,
+          existing: counts.existing,
           failed: counts.failed,
           invalid: counts.invalid,
           skipped: counts.skipped,
