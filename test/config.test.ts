@@ -187,12 +187,12 @@ describe('run settings from the file take effect', () => {
   });
 });
 
-/** The README's example config (the first json block of its Config file section). */
+/** The example config the README points to (docs/scheduled-reports.md, "An example file"). */
 function readmeConfig(): { reports: Record<string, { out: string; state: string }>; connection: { tokenEnv: string } } {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### Config file'));
+  const doc = readFileSync(join(ROOT, 'docs', 'scheduled-reports.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('### An example file'));
   const block = /```json\n([\s\S]*?)```/.exec(section)?.[1];
-  if (block === undefined) throw new Error('README has no example config');
+  if (block === undefined) throw new Error('docs/scheduled-reports.md has no example config');
   return JSON.parse(block) as ReturnType<typeof readmeConfig>;
 }
 

@@ -163,7 +163,8 @@ function crontab(title: string, lines: string[], config: string | undefined, rep
 }
 
 const README_CRON = cronCommands(blocks(section(README, '## Scheduled reports'), 'sh')[0]!);
-const README_CONFIG = blocks(section(README, '### Config file'), 'json')[0]!;
+// The example config the README's Config file section points to.
+const README_CONFIG = blocks(section(DOC, '### An example file'), 'json')[0]!;
 const DOC_CONFIG = blocks(section(DOC, '## A report in the config file'), 'json')[0]!;
 const DOC_CRON = blocks(section(DOC, '## crontab'), 'cron').flatMap(cronCommands);
 const KEYS_CRON = blocks(section(DOC, '## Config file keys'), 'cron').flatMap(cronCommands);
