@@ -17,6 +17,7 @@ import { stringify } from 'csv-stringify/sync';
 import yargs from 'yargs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyCommand } from '../src/cli/verify-command.js';
+import type { Problem } from '../src/verify/problems.js';
 import { isCcsError, UsageError } from '../src/errors.js';
 import { importClients, type ImportSettings } from '../src/import/run-import.js';
 import type { Sandbox } from '../src/sandbox/index.js';
@@ -89,17 +90,8 @@ async function verify(args: string[], env: Record<string, string>, signal?: Abor
   return { code, ...out };
 }
 
-interface JsonProblem {
-  kind: string;
-  source?: string;
-  row?: number;
-  client_id?: string;
-  other_client_ids?: string[];
-  field?: string;
-  service_value?: string | null;
-  source_value?: string;
-  message: string;
-}
+/** A problem as --json prints it. */
+type JsonProblem = Problem;
 
 /** The results file's created lines: row → client id. */
 async function createdIds(results: string): Promise<Map<number, string>> {

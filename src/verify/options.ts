@@ -13,7 +13,7 @@ import type { Field } from '../import/fields.js';
 import type { ReadOptions } from '../import/read/index.js';
 import type { Identity } from '../import/row/identity.js';
 import type { DateFormat } from '../import/row/normalize.js';
-import { type Connection, type ImportFlags, resolveConnection, resolveImportOptions, type RunFlags } from '../config/options.js';
+import { type CommonOptions, type Connection, type ImportFlags, resolveConnection, resolveImportOptions, type RunFlags } from '../config/options.js';
 import { SERVICE_DEFAULTS } from '../service/defaults.js';
 
 /** The flags as cli.ts hands them over, after the config file's layer (import's section). */
@@ -56,16 +56,10 @@ export interface VerifySettings {
   overwrite: boolean;
 }
 
-export interface VerifyOptions {
+/** The options every command shares (retries, timeout, quiet, json, progress, config file), with a connection it must have. */
+export interface VerifyOptions extends Omit<CommonOptions, 'connection' | 'scheme'> {
   verify: VerifySettings;
   connection: Connection;
-  retries: number;
-  timeoutMs: number;
-  quiet: boolean;
-  json: boolean;
-  /** Plain progress lines when stderr is not a terminal. */
-  progressIntervalMs: number;
-  configFile: string | undefined;
   /** The arguments as typed, recorded (redacted) in the evidence. */
   commandLine: readonly string[];
 }
