@@ -582,9 +582,11 @@ const SIZING_ROWS = 8192;
  * at once, rather than doubled (holding both tables) as it fills.
  */
 function sizeKeySet(run: Run, batchLength: number): void {
-  const { seen } = run.rules;
+  const { seen, people } = run.rules;
   if (run.rows < SIZING_ROWS || seen.size + batchLength <= seen.room) return;
-  seen.reserve(Math.max(expectedRows(run.rows, run.source), Math.ceil((seen.size + batchLength) * 1.1)));
+  const rows = Math.max(expectedRows(run.rows, run.source), Math.ceil((seen.size + batchLength) * 1.1));
+  seen.reserve(rows);
+  people?.set.reserve(rows);
 }
 
 /** The file's rows, from the bytes per row so far, with a 15% margin (read-ahead, longer rows later). */

@@ -9,7 +9,7 @@
  * print, and, for rows of one file, the row that first had each person.
  */
 import { UsageError } from '../../errors.js';
-import { fingerprint, type Print, PrintTable } from '../../infra/fingerprints.js';
+import { fingerprint, type Print, PrintTable, quickPrint } from '../../infra/fingerprints.js';
 import { foldHeader } from '../fields.js';
 import { asciiDomain, isAscii } from './email.js';
 import { fold } from './key.js';
@@ -38,13 +38,17 @@ export function emailIdentity(email: string): string {
   return asciiDomain(trimmed).normalize('NFC').toLowerCase();
 }
 
-/** A person: the identity text (for messages) and its print (for the sets). */
-export interface Person extends Print {
+/** A person: the identity text, as compared. */
+export interface Person {
   text: string;
 }
 
-export function personPrint(text: string): Person {
-  return { text, ...fingerprint(`ccs-bulk person\u0000${text}`) };
+/**
+ * The print a person is kept by where it persists (the held file) or meets another's prints
+ * (the service's people): the first 64 bits of a SHA-256.
+ */
+export function personPrint(text: string): Print {
+  return fingerprint(`ccs-bulk person\u0000${text}`);
 }
 
 /** How a row's person is found, settled once from the setting and the file's headers. */
@@ -52,7 +56,7 @@ export type PersonOf = (values: readonly string[], fields: ClientFields) => Pers
 
 export function personFinder(identity: Identity, headers: readonly string[], file: string): PersonOf | undefined {
   if (identity.by === 'none') return undefined;
-  if (identity.by === 'email') return (_values, fields) => personPrint(emailIdentity(fields.email));
+  if (identity.by === 'email') return (_values, fields) => ({ text: emailIdentity(fields.email) });
   const index = columnIndex(headers, identity.column);
   if (index < 0) {
     throw new UsageError(
@@ -62,7 +66,7 @@ export function personFinder(identity: Identity, headers: readonly string[], fil
   }
   return (values) => {
     const value = fold(values[index]?.trim());
-    return value === '' ? undefined : personPrint(value);
+    return value === '' ? undefined : { text: value };
   };
 }
 
@@ -80,25 +84,35 @@ const KEPT_ROWS = 20_000;
 /**
  * The people of one file, each with the row that first had them: a 64-bit print a person (12
  * bytes a slot, like the key set), and the values of the most recent first rows, to say which
- * fields a later row changes.
+ * fields a later row changes. The print is the fast one (fingerprints.ts quickPrint): it lives
+ * for one run, over the user's own file, on every row of a validate, where a SHA-256 a row was a
+ * measurable share of the time; a false match would show as a duplicate whose message names no
+ * e-mail in common.
  */
 export class PersonSet {
   readonly #table = new PrintTable({ values: true });
-  readonly #recent = new Map<number, ClientFields>();
+  /** The most recent first rows' values, in a ring: slot `row % KEPT_ROWS`, its row beside it. */
+  readonly #recent: (ClientFields | undefined)[] = new Array(KEPT_ROWS);
+  readonly #recentRows = new Int32Array(KEPT_ROWS);
 
   /** The row that first had this person, or undefined (the person is then added, with this row). */
   add(person: Person, row: number, fields: ClientFields): number | undefined {
-    const first = this.#table.add(person, row);
+    const first = this.#table.add(quickPrint(person.text), row);
     if (first !== undefined) return first;
-    this.#recent.set(row, fields);
-    if (this.#recent.size > KEPT_ROWS) this.#recent.delete(this.#recent.keys().next().value!);
+    this.#recent[row % KEPT_ROWS] = fields;
+    this.#recentRows[row % KEPT_ROWS] = row;
     return undefined;
+  }
+
+  /** Makes room for `count` people at once (the run sizes it with the key set). */
+  reserve(count: number): void {
+    this.#table.reserve(count);
   }
 
   /** `address differs: "Ringstrasse 12a" (row 12) vs "Ringstraße 12"`, or undefined when row `first` is no longer kept. */
   differences(first: number, fields: ClientFields): string | undefined {
-    const earlier = this.#recent.get(first);
-    if (earlier === undefined) return undefined;
+    const earlier = this.#recent[first % KEPT_ROWS];
+    if (earlier === undefined || this.#recentRows[first % KEPT_ROWS] !== first) return undefined;
     const parts = COMPARED.flatMap((field) => {
       const [a, b] = [earlier[field] ?? '', fields[field] ?? ''];
       return a === b ? [] : [`${field} differs: ${JSON.stringify(a)} (row ${first}) vs ${JSON.stringify(b)}`];

@@ -107,9 +107,10 @@ export class HeldEmails implements HeldLookup {
   }
 
   get(person: Person): Held | undefined {
-    const at = this.#table.get(person);
+    const print = personPrint(person.text);
+    const at = this.#table.get(print);
     if (at === undefined) return undefined;
-    const ids = this.#several.get(`${person.hi}:${person.lo}`);
+    const ids = this.#several.get(`${print.hi}:${print.lo}`);
     if (ids !== undefined) return { kind: 'several', ids: [...ids].sort() };
     const id = this.#file.idAt(at >>> 0);
     return { kind: 'one', id, own: this.#own?.has(quickPrint(id)) === true };
