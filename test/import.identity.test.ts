@@ -2,7 +2,7 @@
  * A person is one client: rows are matched by their person (the normalized e-mail, or a column
  * the user names) within the file and against the clients the service already holds.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -166,6 +166,7 @@ describe('a person is one client', () => {
       expect(second.matching).toMatchObject({ fromCache: 250, listed: 3, known: 251, requests: 1 });
       const text = await readFile(cache, 'utf8');
       expect(text).not.toMatch(/@/);
+      expect((await stat(cache)).mode & 0o777).toBe(0o600);
       expect(text.split('\n')[0]).toContain(sandbox.url);
     } finally {
       await sandbox.close();
