@@ -41,14 +41,20 @@ afterEach(async () => {
   for (const close of open.splice(0)) await close();
 });
 
-/** A sandbox of its own, a folder, and `rows` imported by the real import (the library). */
-async function migrate(rows: string[][], settings: Partial<ImportSettings> = {}, header = CLIENT_HEADER): Promise<Migration> {
+/** A sandbox of its own and a folder, both removed after the test. */
+async function workspace() {
   const sandbox = await startTestSandbox();
   const temp = await makeTempDir();
   open.push(async () => {
     await sandbox.close();
     await temp.cleanup();
   });
+  return { sandbox, temp };
+}
+
+/** A sandbox of its own, a folder, and `rows` imported by the real import (the library). */
+async function migrate(rows: string[][], settings: Partial<ImportSettings> = {}, header = CLIENT_HEADER): Promise<Migration> {
+  const { sandbox, temp } = await workspace();
   const source = join(temp.dir, 'clients.csv');
   await writeFile(source, stringify([header, ...rows]));
   await importInto(sandbox, { file: source, ...settings });
@@ -158,12 +164,7 @@ describe('verify: a complete migration is proven', () => {
   });
 
   it("finds the shards' results files beside the source, and reads one out of row order from a sorted copy, leaving it as it is", async () => {
-    const sandbox = await startTestSandbox();
-    const temp = await makeTempDir();
-    open.push(async () => {
-      await sandbox.close();
-      await temp.cleanup();
-    });
+    const { sandbox, temp } = await workspace();
     const source = join(temp.dir, 'clients.csv');
     await writeFile(source, stringify([CLIENT_HEADER, ...validRows(12)]));
     for (const index of [1, 2]) await importInto(sandbox, { file: source, shard: { index, count: 2 } });
