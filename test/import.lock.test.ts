@@ -121,8 +121,12 @@ describe('a lock left by a dead run', () => {
 
     // The resume goes through the gate too: a results file records the service it was written
     // against (the gate's URL), and --resume refuses another.
-    const rest = await runCliInProcess([...args, '--json'], { env: gateEnv(gate) }).finally(() => gate.stop());
+    const log = join(ctx.dir, 'killed.log');
+    const rest = await runCliInProcess([...args, '--json', '--log-file', log], { env: gateEnv(gate) }).finally(() => gate.stop());
     expect(rest.code, rest.stderr).toBe(0);
+    // The log says whose lock was taken over: the trail a person taking over a migration reads.
+    const events = readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(events.find((line) => line.event === 'lock_taken_over')).toMatchObject({ lock: `${results}.lock`, dead_pid: run.child.pid });
     expect(ctx.sandbox.store.size - before).toBe(ROWS);
     const lines = await readResults(results);
     expect(lines.filter((line) => line[1] === 'created')).toHaveLength(ROWS);

@@ -100,7 +100,7 @@ describe('import --log-file', () => {
       'run_finished',
     ]);
     expect(events.find((line) => line.event === 'service_listed')).toMatchObject({ clients_listed: expect.any(Number), people_known: expect.any(Number) });
-    expect(events[0]).toMatchObject({ input, results, concurrency: 'auto', max_concurrency: IMPORT_DEFAULTS.maxConcurrency });
+    expect(events[0]).toMatchObject({ input, results, service: ctx.sandbox.url, concurrency: 'auto', max_concurrency: IMPORT_DEFAULTS.maxConcurrency });
     const finished = events.filter((line) => line.event === 'run_finished');
     expect(finished[0]).toMatchObject({ rows: 62, counts: { created: 60, invalid: 1, duplicate: 1 }, exit_code: 1 });
     expect(finished[0]!.concurrency).toMatchObject({ mode: 'auto' });

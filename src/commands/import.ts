@@ -33,6 +33,7 @@ async function importWith(options: ImportOptions, io: Io, log: LogFile | undefin
   const { run } = options;
   log?.run('run_started', {
     config: options.configFile,
+    service: options.connection?.kind === 'service' ? options.connection.baseUrl : options.connection?.kind === 'sandbox' ? 'in-process sandbox' : undefined,
     input: run.file,
     results: run.results,
     failed: run.failed,
@@ -95,6 +96,7 @@ async function importWith(options: ImportOptions, io: Io, log: LogFile | undefin
       },
       onStaleTemps: reportSweep(options.quiet, io, log),
       onLockReplaced: reportLockReplaced(options.quiet, io, log),
+      onLockTakenOver: (lock, dead) => log?.run('lock_taken_over', { lock, dead_pid: dead.pid, dead_host: dead.host, dead_since: dead.since }),
     });
   } finally {
     progress.stop();

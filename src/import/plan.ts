@@ -11,6 +11,7 @@ import { openResults, type ResultsFile } from './record/results.js';
 import { assertResultsUsable } from './record/results-guard.js';
 import { describeRunner, hashFile, stampSource } from './record/provenance.js';
 import { sweepStaleTemps } from '../infra/temp-files.js';
+import type { LockHolder } from '../infra/lock.js';
 
 export interface PlanInput {
   file: string;
@@ -29,6 +30,8 @@ export interface PlanInput {
   onStaleTemps?: ((removed: string[]) => void) | undefined;
   /** Called for a lock file found beside an output that was not believed and was replaced (lock.ts). */
   onLockReplaced?: ((path: string, why: string) => void) | undefined;
+  /** Called when the results file's lock was a dead run's, taken over (its pid, host and start). */
+  onLockTakenOver?: ((path: string, dead: LockHolder) => void) | undefined;
   /** The command as typed, recorded (redacted) in the results file's sidecar; absent: not recorded. */
   commandLine?: readonly string[] | undefined;
 }
@@ -56,6 +59,7 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
   // First: a live run holding the results file refuses this one before anything is read or decided.
   const resultsLock = lockOutput(input.results, 'results file');
   if (resultsLock.replaced !== undefined) input.onLockReplaced?.(resultsLock.path, resultsLock.replaced);
+  if (resultsLock.tookOver !== undefined) input.onLockTakenOver?.(resultsLock.path, resultsLock.tookOver);
   const swept = sweepStaleTemps([resultsLock]);
   if (swept.length > 0) input.onStaleTemps?.(swept);
   let source: RowSource;

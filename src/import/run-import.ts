@@ -29,6 +29,7 @@ import { AnswerStreak, systemicMessage } from './send/systemic.js';
 import { rowValidator } from './row/validate-row.js';
 import type { HeldSummary, ListingProgress } from './send/held-emails.js';
 import { type Matching, settleHeld, startMatching, stopFor } from './send/match.js';
+import type { LockHolder } from '../infra/lock.js';
 import type { Identity } from './row/identity.js';
 import { checkUnmapped, type LookalikeColumn } from './row/unmapped.js';
 import { renderReport, writeReport } from '../report/write-report.js';
@@ -96,6 +97,8 @@ export interface ImportClientsOptions extends ImportSettings {
   onStaleTemps?: ((removed: string[]) => void) | undefined;
   /** Called for a lock file found beside an output that was not believed and was replaced (lock.ts). */
   onLockReplaced?: ((path: string, why: string) => void) | undefined;
+  /** Called when the results file's lock was left by a dead run and taken over (for the log). */
+  onLockTakenOver?: ((path: string, dead: LockHolder) => void) | undefined;
   /**
    * The service as the results file records it (results-meta.ts); default: the service's base
    * URL. --resume refuses a results file written against another.
@@ -406,6 +409,7 @@ function planInput(options: ImportClientsOptions, results: string): PlanInput {
     service: options.serviceIdentity ?? options.service?.baseUrl,
     onStaleTemps: options.onStaleTemps,
     onLockReplaced: options.onLockReplaced,
+    onLockTakenOver: options.onLockTakenOver,
     commandLine: options.commandLine,
   };
 }
