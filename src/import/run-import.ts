@@ -338,7 +338,7 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
   let settled: SettledPlan;
   const resultsStart = statSync(resultsFile.path).size;
   try {
-    settled = await settlePlan(opened, options, results, notes, resultsStart);
+    settled = await settlePlan(opened, options, results, notes);
   } catch (error) {
     await opened.source.close();
     await closeFiles(false);
@@ -430,13 +430,7 @@ interface SettledPlan {
 }
 
 /** The plan's checks on the open files, before any row: unmapped columns (rows read ahead), then the row rules. */
-async function settlePlan(
-  opened: OpenPlan,
-  options: ImportClientsOptions,
-  results: string,
-  notes: RunNotes,
-  resultsStart: number,
-): Promise<SettledPlan> {
+async function settlePlan(opened: OpenPlan, options: ImportClientsOptions, results: string, notes: RunNotes): Promise<SettledPlan> {
   const unmapped = { ignoreColumns: options.ignoreColumns ?? [], refuse: options.dryRun !== true };
   const { source, lookalikes } = await checkUnmapped(options.file, opened.source, opened.plan, unmapped);
   options.onPlan?.({
@@ -460,9 +454,7 @@ async function settlePlan(
     dryRun: options.dryRun === true,
     matchService: options.matchService === true,
     heldCache: options.heldCache,
-    results: opened.results.path,
-    resultsStart,
-    createdEarlier: opened.results.created.size,
+    createdIds: opened.results.createdIds,
     signal: options.signal,
     onListing: options.onListing,
   });

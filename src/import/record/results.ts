@@ -6,6 +6,7 @@
 import { closeSync, fsyncSync, renameSync, rmSync } from 'node:fs';
 import { csvRecord, csvSafeCell, csvSafeRecord } from '../../infra/csv-text.js';
 import { CcsError, UsageError } from '../../errors.js';
+import { PrintTable, quickPrint } from '../../infra/fingerprints.js';
 import { KeySet } from '../row/key-set.js';
 import { unescapeFormula } from '../row/normalize.js';
 import type { FileLock } from '../../infra/lock.js';
@@ -57,6 +58,8 @@ export interface ResultsFile {
   created: KeySet;
   /** Rows the file being resumed decided without a request (invalid, duplicate, existing): no answer of theirs was lost. */
   answered: RowBits;
+  /** The client ids of its `created` lines (quickPrint prints): the clients this file's runs made. */
+  createdIds: PrintTable;
   /** The import's file this run replaced (--overwrite), kept beside it (results-guard.ts backupResults). */
   backup: string | undefined;
   write(line: ResultLine): void;
@@ -144,7 +147,7 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
     lock.release();
     throw error;
   }
-  const { fd, created, answered, sidecar } = opened;
+  const { fd, created, answered, createdIds, sidecar } = opened;
   // Whether the lines are in row order so far: a file that is needs no sort at the end.
   let { lastRow, ordered } = opened;
   // Buffered (validate): lines are written 64 KiB at a time, with no fsync.
@@ -154,6 +157,7 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
     path,
     created,
     answered,
+    createdIds,
     backup: opened.backup,
     write(line) {
       if (line.row < lastRow) ordered = false;
@@ -190,6 +194,7 @@ interface OpenedFile {
   fd: number;
   created: KeySet;
   answered: RowBits;
+  createdIds: PrintTable;
   lastRow: number;
   ordered: boolean;
   backup: string | undefined;
@@ -213,7 +218,7 @@ async function startFile(path: string, options: OpenResultsOptions): Promise<Ope
   sidecar.open();
   const fd = replacePrivate(path);
   writeFully(fd, csvSafeRecord(resultsHeader(options.headers, options.dropColumn), '\n'), path);
-  return { fd, created: new KeySet(), answered: new RowBits(), lastRow: 0, ordered: true, backup, sidecar };
+  return { fd, created: new KeySet(), answered: new RowBits(), createdIds: new PrintTable(), lastRow: 0, ordered: true, backup, sidecar };
 }
 
 /**
@@ -221,10 +226,13 @@ async function startFile(path: string, options: OpenResultsOptions): Promise<Ope
  * and gets a fresh line), drop a torn last line, and swap the file in atomically. So after
  * any number of crashes and resumes each row has at most one `created` line.
  */
-async function compactForResume(path: string): Promise<{ created: KeySet; answered: RowBits; lastRow: number; ordered: boolean; fd: number }> {
+async function compactForResume(
+  path: string,
+): Promise<{ created: KeySet; answered: RowBits; createdIds: PrintTable; lastRow: number; ordered: boolean; fd: number }> {
   const complete = completeLength(path);
   const created = new KeySet();
   const answered = new RowBits();
+  const createdIds = new PrintTable();
   let lastRow = 0;
   let ordered = true;
   const temp = tempBeside(path);
@@ -247,6 +255,7 @@ async function compactForResume(path: string): Promise<{ created: KeySet; answer
       const key = record[5] === undefined ? undefined : unescapeFormula(record[5]);
       if (record[1] === 'created' && key) {
         created.add(key, 1);
+        if (record[2]) createdIds.add(quickPrint(unescapeFormula(record[2])));
         const row = Number(record[0]);
         if (row < lastRow) ordered = false;
         lastRow = row;
@@ -276,7 +285,7 @@ async function compactForResume(path: string): Promise<{ created: KeySet; answer
     throw new UsageError(`cannot replace ${shownPath(path)}: ${(error as NodeJS.ErrnoException).code ?? error}`, 'output_unwritable');
   }
   // The compacted file stays open and is appended to: the name is never opened again for writing.
-  return { created, answered, lastRow, ordered, fd: out };
+  return { created, answered, createdIds, lastRow, ordered, fd: out };
 }
 
 /**

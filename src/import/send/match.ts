@@ -5,10 +5,8 @@
  * refuse the run (exit 2) before any row; a refused token, an unreachable service or an outage
  * stop it as a request would (every row `not_attempted`, `--resume` continues).
  */
-import { createReadStream } from 'node:fs';
-import { parse } from 'csv-parse';
 import { AuthError, CcsError, ConnectionError, OutageError } from '../../errors.js';
-import { PrintTable, quickPrint } from '../../infra/fingerprints.js';
+import type { PrintTable } from '../../infra/fingerprints.js';
 import type { ServiceClient } from '../../service/client.js';
 import type { ClassifyRules, Held } from '../row/classify-row.js';
 import type { RawRecord } from '../read/index.js';
@@ -30,11 +28,8 @@ export interface MatchInput {
   matchService: boolean;
   /** A path, false (this run alone), or undefined (the user's cache folder). */
   heldCache: string | false | undefined;
-  /** The results file, and where this run's own lines start: earlier runs' `created` lines come before. */
-  results: string;
-  resultsStart: number;
-  /** Keys `created` by earlier runs of the results file (0: nothing to read back). */
-  createdEarlier: number;
+  /** The client ids earlier runs of the results file created (--resume), as quickPrint prints. */
+  createdIds: PrintTable;
   signal: AbortSignal | undefined;
   onListing: ((progress: ListingProgress) => void) | undefined;
 }
@@ -61,12 +56,11 @@ export async function startMatching(input: MatchInput): Promise<Matching> {
   const asks = identity.by === 'email' && input.service !== undefined && (!input.dryRun || input.matchService);
   if (!asks) return { people, held: undefined, listing: undefined, close() {} };
   try {
-    const own = input.createdEarlier > 0 ? await createdIds(input.results, input.resultsStart) : undefined;
     const { held, summary } = await learnHeldEmails({
       service: input.service!,
       cache: cachePath(input),
       serviceIdentity: input.serviceIdentity,
-      own,
+      own: input.createdIds.size > 0 ? input.createdIds : undefined,
       signal: input.signal,
       onProgress: input.onListing,
     });
@@ -96,17 +90,6 @@ export function stopFor(recorder: Recorder, error: unknown): void {
   }
   if (error instanceof OutageError) return recorder.stop('outage', error.message, error.code);
   recorder.interrupted();
-}
-
-/** The ids of the clients earlier runs of the results file created: this import's own. */
-async function createdIds(results: string, end: number): Promise<PrintTable> {
-  const own = new PrintTable();
-  if (end <= 0) return own;
-  const lines = createReadStream(results, { end: end - 1 }).pipe(parse({ relax_column_count: true, from_line: 2, skip_empty_lines: true }));
-  for await (const line of lines as AsyncIterable<string[]>) {
-    if (line[1] === 'created' && line[2]) own.add(quickPrint(line[2]));
-  }
-  return own;
 }
 
 /** The fields the service returns, as a row sends them: equal when the service holds the row as sent. */
