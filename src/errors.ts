@@ -55,6 +55,7 @@ export const ERROR_CODES = {
   results_foreign: 'UsageError',
   results_unreadable: 'UsageError',
   results_other_service: 'UsageError',
+  source_changed: 'UsageError',
   identity_unknown_column: 'UsageError',
   held_listing_refused: 'UsageError',
   held_cache_refused: 'UsageError',

@@ -170,6 +170,11 @@ export function importFlags<T>(y: Argv<T>) {
     })
     .option('resume', { type: 'boolean', group: OUTPUT, describe: 'continue an existing results file' })
     .option('overwrite', { type: 'boolean', group: OUTPUT, describe: 'replace an existing results file' })
+    .option('accept-changed-source', {
+      type: 'boolean',
+      group: OUTPUT,
+      describe: 'with --resume: go on although rows of the file changed since the last run',
+    })
     .option('failed', {
       type: 'string',
       group: OUTPUT,

@@ -16,7 +16,7 @@ import { createProgress, formatDuration, NO_PROGRESS, progressDisplay } from '..
 import type { Connected } from './connect.js';
 import { formatSummary, INVALID_ROWS_SHOWN, resumeCommand } from './import-summary.js';
 import { describeLookalike, type LookalikeColumn, lookalikeFixes } from '../import/row/unmapped.js';
-import { reportLockReplaced, reportSweep } from './stale-temps.js';
+import { reportLockReplaced, reportSourceChanged, reportSweep } from './stale-temps.js';
 
 /**
  * --json lists every invalid row, up to this many (memory: a row's problems each hold a short
@@ -97,6 +97,7 @@ async function importWith(options: ImportOptions, io: Io, log: LogFile | undefin
       onStaleTemps: reportSweep(options.quiet, io, log),
       onLockReplaced: reportLockReplaced(options.quiet, io, log),
       onLockTakenOver: (lock, dead) => log?.run('lock_taken_over', { lock, dead_pid: dead.pid, dead_host: dead.host, dead_since: dead.since }),
+      onSourceChanged: reportSourceChanged(options.quiet, io, log),
     });
   } finally {
     progress.stop();

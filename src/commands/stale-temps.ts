@@ -1,7 +1,8 @@
-/** How a command reports what other runs left beside its outputs and it removed: temp files, locks (lock.ts). */
+/** How a command reports what other runs left beside its outputs and it removed (temp files, locks), and an input changed since the last run. */
 import type { Io } from '../infra/io.js';
 import type { LogFile } from '../infra/log-file.js';
 import { printable } from '../infra/printable.js';
+import type { SourceChanges } from '../import/record/source-changes.js';
 
 /** One stderr line (none with --quiet) and a run event in the log. */
 export function reportSweep(quiet: boolean, io: Io, log: LogFile | undefined): (removed: string[]) => void {
@@ -19,5 +20,20 @@ export function reportLockReplaced(quiet: boolean, io: Io, log: LogFile | undefi
     log?.run('lock_replaced', { lock: path, why });
     if (quiet) return;
     io.stderr.write(`ccs-bulk: took over ${printable(path)}: ${printable(why)}\n`);
+  };
+}
+
+/** --resume on an input that changed since the last run, going on: said on stderr and in the log. */
+export function reportSourceChanged(quiet: boolean, io: Io, log: LogFile | undefined): (changes: SourceChanges) => void {
+  return (changes) => {
+    log?.run('source_changed', { was: changes.was, now: changes.now, changed_rows: changes.changedRows, gone_rows: changes.goneRows, other_changed: changes.otherChanged });
+    if (quiet) return;
+    const parts: string[] = [];
+    if (changes.changedRows + changes.goneRows > 0) {
+      parts.push(`${changes.changedRows} created row(s) changed and ${changes.goneRows} gone, accepted (--accept-changed-source)`);
+    }
+    if (changes.otherChanged > 0) parts.push(`${changes.otherChanged} row(s) not created yet changed: sent as they are now`);
+    if (parts.length === 0) parts.push('the rows it recorded are unchanged (rows added or blank lines)');
+    io.stderr.write(`ccs-bulk: the input changed since the results file's last run (SHA-256 now ${changes.now.slice(0, 12)}…): ${parts.join('; ')}\n`);
   };
 }

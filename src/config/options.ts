@@ -52,6 +52,7 @@ export interface ImportFlags extends RunFlags {
   results?: string | undefined;
   resume?: boolean | undefined;
   overwrite?: boolean | undefined;
+  acceptChangedSource?: boolean | undefined;
   failed?: string | undefined;
   report?: string | undefined;
   map?: readonly string[] | undefined;
@@ -356,6 +357,7 @@ export async function resolveImportOptions(
       report: argv.report,
       resume: argv.resume === true,
       overwrite: argv.overwrite === true,
+      acceptChangedSource: argv.acceptChangedSource === true,
       dryRun: mode.dryRun,
       map: parseMap(argv.map),
       dateFormat: argv.dateFormat,

@@ -11,6 +11,7 @@ import { openResults, type ResultsFile } from './record/results.js';
 import { assertResultsUsable } from './record/results-guard.js';
 import { describeRunner, hashFile, stampSource } from './record/provenance.js';
 import { sweepStaleTemps } from '../infra/temp-files.js';
+import { checkSource, type SourceChanges, sourceChangedError } from './record/source-changes.js';
 import type { LockHolder } from '../infra/lock.js';
 
 export interface PlanInput {
@@ -34,6 +35,10 @@ export interface PlanInput {
   onLockTakenOver?: ((path: string, dead: LockHolder) => void) | undefined;
   /** The command as typed, recorded (redacted) in the results file's sidecar; absent: not recorded. */
   commandLine?: readonly string[] | undefined;
+  /** --resume goes on though rows of the input changed since the results file's last run. */
+  acceptChangedSource?: boolean | undefined;
+  /** Called (--resume) when the input changed since the last run and the run goes on: rows only added, or accepted. */
+  onSourceChanged?: ((changes: SourceChanges) => void) | undefined;
 }
 
 export interface OpenPlan {
@@ -102,8 +107,20 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
         columns: plan.columns,
       });
     }
-    // Hashed beside the run (the sidecar gets it when it is known), not before its first request.
-    results = await openResults(input.results, { ...resultsOptions, usable, sourceHash: hashFile(input.file) });
+    // Hashed beside the run (the sidecar gets it when it is known), not before its first request;
+    // a resumed run hashes it first, to compare it with what the last run read.
+    let sourceHash: Promise<string | undefined>;
+    if (input.resume && usable.exists && !usable.replacesValidate && !input.dryRun) {
+      const check = await checkSource(input.file, input.results, usable.resumed?.source, { headerTest: headerTest(input.map), ...input.read }, dropColumn);
+      const { changes } = check;
+      if (changes !== undefined) {
+        const refused = changes.changedRows > 0 || changes.goneRows > 0;
+        if (refused && input.acceptChangedSource !== true) throw sourceChangedError(input.file, input.results, changes);
+        input.onSourceChanged?.(changes);
+      }
+      sourceHash = Promise.resolve(check.sha256);
+    } else sourceHash = hashFile(input.file);
+    results = await openResults(input.results, { ...resultsOptions, usable, sourceHash });
     const columns = Object.fromEntries(
       Object.entries(plan.columns).map(([field, index]) => [field, source.headers[index] ?? '']),
     ) as Partial<Record<Field, string>>;

@@ -17,6 +17,7 @@ import type { Field } from './fields.js';
 import { KeySet } from './row/key-set.js';
 import type { DateFormat } from './row/normalize.js';
 import { type OpenPlan, planImport, type PlanInput } from './plan.js';
+import type { SourceChanges } from './record/source-changes.js';
 import type { RawRecord, ReadOptions, RowSource, SourceInfo } from './read/index.js';
 import { Recorder, type Stop } from './record/recorder.js';
 import { metaPath } from './record/results-meta.js';
@@ -81,6 +82,11 @@ export interface ImportSettings {
   matchService?: boolean | undefined;
   /** The command as typed, recorded (redacted) in the results file's sidecar (results-meta.ts); absent: not recorded. */
   commandLine?: readonly string[] | undefined;
+  /**
+   * --resume goes on although rows of the input differ from what the results file recorded for
+   * them (record/source-changes.ts); without it such a resume is refused before anything is sent.
+   */
+  acceptChangedSource?: boolean | undefined;
 }
 
 export interface ImportClientsOptions extends ImportSettings {
@@ -99,6 +105,8 @@ export interface ImportClientsOptions extends ImportSettings {
   onLockReplaced?: ((path: string, why: string) => void) | undefined;
   /** Called when the results file's lock was left by a dead run and taken over (for the log). */
   onLockTakenOver?: ((path: string, dead: LockHolder) => void) | undefined;
+  /** Called (--resume) when the input changed since the results file's last run and the run goes on (rows only added, or accepted). */
+  onSourceChanged?: ((changes: SourceChanges) => void) | undefined;
   /**
    * The service as the results file records it (results-meta.ts); default: the service's base
    * URL. --resume refuses a results file written against another.
@@ -411,6 +419,8 @@ function planInput(options: ImportClientsOptions, results: string): PlanInput {
     onLockReplaced: options.onLockReplaced,
     onLockTakenOver: options.onLockTakenOver,
     commandLine: options.commandLine,
+    acceptChangedSource: options.acceptChangedSource,
+    onSourceChanged: options.onSourceChanged,
   };
 }
 

@@ -40,6 +40,8 @@ export interface ResultsUsable {
   replacesValidate: boolean;
   /** The existing file is an import's record being replaced (--overwrite): it is kept first (backupResults). */
   backup: boolean;
+  /** The sidecar of the file being resumed: its last run's record of the input (source-changes.ts). */
+  resumed?: ResultsMeta | undefined;
 }
 
 /**
@@ -61,7 +63,7 @@ export async function assertResultsUsable(
     // Resumed rows are skipped as created: only a file of this user's may say which.
     assertOwnExisting(path);
     assertSameService(path, meta, options.meta.service);
-    return { exists, replacesValidate: false, backup: false };
+    return { exists, replacesValidate: false, backup: false, resumed: meta };
   }
   if (holding === 'validate') return { exists, replacesValidate: true, backup: false };
   throw new UsageError(
