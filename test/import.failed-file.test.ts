@@ -56,6 +56,23 @@ describe('a --failed file re-imports as it is', () => {
     expect((await readResults(`${fix}.results.csv`)).map((l) => l[1])).toEqual(['created', 'created']);
   });
 
+  it('each line names the input file, line and data row it came from, kept across rounds of fixing', async () => {
+    const input = join(ctx.dir, 'origin.csv');
+    await writeFile(input, 'name,email,country,address\nOk,ok@origin.example,DE,A 1\nBad One,no-at,DE,A 2\n\nBad Two,also-bad,DE,A 3\n');
+    const fix = join(ctx.dir, 'origin-fix.csv');
+    expect((await cli(['import', input, '--failed', fix, '--quiet'], ctx.env())).code).toBe(1);
+    const first = await readResults(fix);
+    // The blank line is not a data row: line 5 is data row 3.
+    expect(first.map((line) => line.at(-1)!.replace(/: email.*/, ''))).toEqual(['origin.csv line 3 (data row 2)', 'origin.csv line 5 (data row 3)']);
+    // One row fixed; the other still wrong: the next --failed file still names origin.csv's line 5.
+    await writeFile(fix, (await readFile(fix, 'utf8')).replace('no-at', 'one@origin.example'));
+    const fix2 = join(ctx.dir, 'origin-fix-2.csv');
+    expect((await cli(['import', fix, '--failed', fix2, '--quiet'], ctx.env())).code).toBe(1);
+    const second = await readResults(fix2);
+    expect(second).toHaveLength(1);
+    expect(second[0]!.at(-1)).toMatch(/^origin\.csv line 5 \(data row 3\): email: /);
+  });
+
   it('no hint when there is nothing to fix', async () => {
     const input = join(ctx.dir, 'clean.csv');
     await writeFile(input, 'name,email,country,address\nCleo,cleo@example.com,IT,Via 9\n');

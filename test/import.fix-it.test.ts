@@ -1,7 +1,7 @@
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import ExcelJS from 'exceljs';
@@ -19,7 +19,7 @@ const execFileAsync = promisify(execFile);
 const HEADER = ['Full Name', 'E-mail', 'Country', 'Address', 'Currency', 'Ref'];
 const ROWS = [
   ['Good One', 'good@example.com', 'DE', 'Street 1', 'EUR', '001'],
-  ['Ann Typo', 'ann@gmial.com', 'Germny', 'Street 2', 'EURO', '007'],
+  ['Ann Typo', 'ann@gmial.com', 'Germny', 'Street 2', 'EUR0', '007'],
   ['', 'bob@example.com', 'FR', '=1+1', 'EUR', '0042'],
   ['Short', 'short@example.com'],
 ];
@@ -41,12 +41,14 @@ describe('the fix-it workbook (--failed fix-me.xlsx)', () => {
     expect(source.headers).toEqual([...HEADER, 'idempotency_key', 'error']);
     const records = await readAll(source);
     expect(records.map((r) => r.values.slice(0, 6))).toEqual([ROWS[1], ROWS[2], [...ROWS[3]!, '', '', '', '']]);
+    // Each line opens with where the row came from: the input's name, its line and its data row.
     expect(records[0]!.values[7]).toBe(
+      'values.csv line 3 (data row 2): ' +
       'email: mistyped domain "gmial.com" (did you mean ann@gmail.com?); ' +
         'country: unknown country "Germny" (did you mean Germany (DE)?); ' +
-        'currency: not an ISO 4217 currency code ("EURO"; did you mean EUR?)',
+        'currency: not an ISO 4217 currency code ("EUR0"; did you mean EUR?)',
     );
-    expect(records[2]!.values[7]).toMatch(/^row has 2 fields but the header has 6; country: required, but empty/);
+    expect(records[2]!.values[7]).toMatch(/^values\.csv line 5 \(data row 4\): row has 2 fields but the header has 6; country: required, but empty/);
   });
 
   it('fills and comments the cells that failed, freezes a bold header with an autofilter, never a formula', async () => {
@@ -120,7 +122,9 @@ describe('the fix-it workbook (--failed fix-me.xlsx)', () => {
     const fill = (ref: string) => (sheet.getCell(ref).fill as { fgColor?: { argb?: string } } | undefined)?.fgColor?.argb;
     expect([fill('E2'), fill('F2'), fill('A2')]).toEqual(['FFFFC7CE', undefined, undefined]);
     const note = sheet.getCell('E2').note;
-    expect(typeof note === 'string' ? note : note?.texts?.map((t) => t.text).join('')).toBe(sheet.getCell('F2').value);
+    // The error cell opens with where the row came from; the comment is the service's error alone.
+    const text = typeof note === 'string' ? note : note?.texts?.map((t) => t.text).join('');
+    expect(sheet.getCell('F2').value).toBe(`${basename(second)} line 2 (data row 1): ${text}`);
     expect(String(sheet.getCell('F2').value)).toMatch(/idempotency/);
   });
 

@@ -183,7 +183,9 @@ describe('a person is one client', () => {
 
     // Row 2's address corrected after the run: a new key, the same person.
     await writeFile(input, csv('name,email,country,address', [rows[0]!, 'Resumed Two,resumed.two@example.com,AT,Gasse 2a', rows[2]!]));
-    const run = await cli(['import', input, '--resume', '--json'], ctx.env());
+    // A created row edited since: refused until the user says go on (import.source-changed.test.ts).
+    expect((await cli(['import', input, '--resume'], ctx.env())).code).toBe(2);
+    const run = await cli(['import', input, '--resume', '--accept-changed-source', '--json'], ctx.env());
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout);
     expect(summary.counts).toMatchObject({ created: 0, existing: 0, skipped: 3 });

@@ -97,7 +97,7 @@ describe('a UTF-8 file with a few invalid bytes', () => {
     // The failed file: the row to fix (its idempotency_key cell empty: it was never sent), then why.
     expect(result.failed).toEqual([
       ['name', 'email', 'country', 'address', 'currency', 'idempotency_key', 'error'],
-      ['Claire Martin', 'claire@example.fr', 'FR', 'Avenue R\uFFFDaumur 9, Paris', 'EUR', '', `address: byte 0xE9 ${NOT_UTF8}`],
+      ['Claire Martin', 'claire@example.fr', 'FR', 'Avenue R\uFFFDaumur 9, Paris', 'EUR', '', `excel-bom-pasted-cp1252.csv line 5 (data row 4): address: byte 0xE9 ${NOT_UTF8}`],
     ]);
     expect(result.stderr).toContain('(csv, utf-8 [bom], delimiter "," [sniffed])');
     expect(result.stderr).toContain('  encoding: utf-8 [bom; 1 row with invalid bytes]: those rows are invalid, not sent');

@@ -10,6 +10,7 @@ import { openRows, positionWord, type ReadOptions, type RowSource } from './read
 import { openResults, type ResultsFile } from './record/results.js';
 import { assertResultsUsable } from './record/results-guard.js';
 import { describeRunner, hashFile, stampSource } from './record/provenance.js';
+import { basename } from 'node:path';
 import { sweepStaleTemps } from '../infra/temp-files.js';
 import { checkSource, type SourceChanges, sourceChangedError } from './record/source-changes.js';
 import type { LockHolder } from '../infra/lock.js';
@@ -105,6 +106,7 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
         encoding: info.format === 'csv' ? { name: info.encoding, bom: info.encodingSource === 'bom' } : undefined,
         dropColumn,
         columns: plan.columns,
+        source: { name: basename(input.file), word: positionWord(info.format) },
       });
     }
     // Hashed beside the run (the sidecar gets it when it is known), not before its first request;

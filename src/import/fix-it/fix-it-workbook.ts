@@ -21,7 +21,8 @@ export interface FixItOptions {
 }
 
 export interface FixItWorkbook {
-  write(values: readonly string[], error: string, key?: string, param?: string): void;
+  /** `origin`: where the row came from (`clients.csv line 14 (data row 12): `), written before the error. */
+  write(values: readonly string[], error: string, key?: string, param?: string, origin?: string): void;
   /** Writes the closing parts; the file is complete when it returns. */
   close(): void;
 }
@@ -45,12 +46,12 @@ export function writeFixItWorkbook(path: string, headers: readonly string[], opt
   notes.write(parts.COMMENTS_START);
   shapes.write(parts.VML_START);
   return {
-    write(values, error, key, param) {
+    write(values, error, key, param, origin = '') {
       if (++row > MAX_SHEET_ROWS) throw tooMany(path);
       const cells = [...values.slice(0, width)];
       while (cells.length < width) cells.push('');
       if (options.addKeyColumn) cells.push(key ?? '');
-      cells.push(error, ...values.slice(width));
+      cells.push(origin + error, ...values.slice(width));
       // Checked before any part of the row is written: a refused row leaves no stray comment.
       const long = cells.findIndex((cell) => cell.length > MAX_CELL_CHARS);
       if (long >= 0) throw tooLong(path, row, titles[long]);

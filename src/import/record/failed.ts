@@ -20,9 +20,18 @@ import { createPrivate, lockOutput, replacePrivate, writeFully } from '../../inf
 import { createDecoder } from '../read/index.js';
 import { encoderFor, type TextEncoding, UTF8_WITH_BOM } from './text-encoder.js';
 
+/** Where a row stands in the input: its data row, and its line (CSV) or worksheet row as the sheet shows it. */
+export interface RowPlace {
+  row: number;
+  line: number;
+}
+
 export interface FailedFile {
-  /** `param`: the field the service named in its error, to mark in a workbook. */
-  write(values: readonly string[], error: string, key?: string, param?: string): void;
+  /**
+   * `param`: the field the service named in its error, to mark in a workbook. `place`: the row in
+   * this run's input, written at the head of `error` (originOf keeps the first input's across re-imports).
+   */
+  write(values: readonly string[], error: string, key?: string, param?: string, place?: RowPlace): void;
   /** Rows written (0: the file holds only its header). */
   readonly rows: number;
   /** The encoding the file ended up in, and whether it had to leave the input's. */
@@ -40,7 +49,25 @@ export interface FailedOptions {
   dropColumn?: number | undefined;
   /** Which input column feeds which field: a workbook marks the cells at fault. */
   columns?: Partial<Record<Field, number>> | undefined;
+  /** The input's name and how its rows are counted on screen ('line' for CSV, 'row' for a worksheet). */
+  source?: { name: string; word: 'line' | 'row' } | undefined;
 }
+
+/**
+ * `clients.csv line 14 (data row 12): ` — where a failed row came from. A re-imported --failed file's
+ * own `error` cell starts with the first input's place: that one is kept, so a row fixed over
+ * several rounds still names the file and line it was first read from.
+ */
+export function originOf(values: readonly string[], place: RowPlace | undefined, options: FailedOptions): string {
+  const { dropColumn, source } = options;
+  const earlier = dropColumn === undefined ? undefined : ORIGIN.exec(values[dropColumn] ?? '')?.[0];
+  if (earlier !== undefined) return earlier;
+  if (place === undefined || source === undefined) return '';
+  return `${source.name} ${source.word} ${place.line} (data row ${place.row}): `;
+}
+
+/** The place originOf writes, at the head of an `error` cell. */
+const ORIGIN = /^[^\n]+? (?:line|row) \d+ \(data row \d+\): /;
 
 export function openFailed(path: string, headers: readonly string[], options: FailedOptions): FailedFile {
   const lock = lockOutput(path, '--failed');
@@ -82,12 +109,12 @@ export function openFailed(path: string, headers: readonly string[], options: Fa
     throw error;
   }
   return {
-    write(values, error, key) {
+    write(values, error, key, _param, place) {
       // `error` stays under its header: short rows are padded, extra fields follow it.
       const cells = [...values.slice(0, width)];
       while (cells.length < width) cells.push('');
       const keyCell = options.addKeyColumn ? [key ?? ''] : [];
-      put([...carry(cells), ...keyCell, error, ...values.slice(width)]);
+      put([...carry(cells), ...keyCell, originOf(values, place, options) + error, ...values.slice(width)]);
       state.rows++;
     },
     get rows() {
@@ -158,9 +185,9 @@ function lockedWorkbook(
   }
   let rows = 0;
   return {
-    write(values, error, key, param) {
+    write(values, error, key, param, place) {
       const kept = options.dropColumn === undefined ? values : values.filter((_, i) => i !== options.dropColumn);
-      workbook.write(kept, error, key, param);
+      workbook.write(kept, error, key, param, originOf(values, place, options));
       rows++;
     },
     get rows() {

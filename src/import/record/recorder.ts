@@ -67,7 +67,8 @@ export class Recorder {
     if (error !== undefined) {
       const failed = line.outcome === 'failed';
       if (failed) this.#options.onFailed?.(line);
-      this.#options.failed?.write(line.values, error, failed ? line.key : undefined, failed ? line.errorParam : undefined);
+      const place = line.line === undefined ? undefined : { row: line.row, line: line.line };
+      this.#options.failed?.write(line.values, error, failed ? line.key : undefined, failed ? line.errorParam : undefined, place);
       const code = line.errorCode ?? line.outcome;
       this.#errorCodes.set(code, (this.#errorCodes.get(code) ?? 0) + 1);
       const { maxErrors } = this.#options;
@@ -80,11 +81,11 @@ export class Recorder {
 
   /** A row decided without sending (classifyRow). */
   settle(raw: RawRecord, verdict: Exclude<RowVerdict, { kind: 'send' }>): void {
-    const { row, values, echo } = raw;
+    const { row, line, values, echo } = raw;
     switch (verdict.kind) {
       case 'invalid':
         return this.record(
-          { row, outcome: 'invalid', errorType: 'validation', errorCode: 'invalid_row', errorMessage: verdict.issues, values, echo },
+          { row, line, outcome: 'invalid', errorType: 'validation', errorCode: 'invalid_row', errorMessage: verdict.issues, values, echo },
           verdict.issues,
         );
       case 'duplicate':

@@ -37,6 +37,8 @@ export type Outcome = (typeof OUTCOMES)[number];
 
 export interface ResultLine {
   row: number;
+  /** The row's line (CSV) or worksheet row, where a message or the --failed file names it. */
+  line?: number | undefined;
   outcome: Outcome;
   clientId?: string | undefined;
   httpStatus?: number | undefined;

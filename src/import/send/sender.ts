@@ -108,6 +108,7 @@ function recordFailure(recorder: Recorder, raw: RawRecord, key: string, error: u
   recorder.record(
     {
       row: raw.row,
+      line: raw.line,
       outcome: 'failed',
       httpStatus: failure.status,
       attempts: failure.attempts,
