@@ -284,3 +284,12 @@ export function shellUnquote(word: string): string {
 export function shellWords(line: string): string[] {
   return [...line.matchAll(/(?:'[^']*'|\\.|[^\s'\\])+/g)].map(([word]) => shellUnquote(word));
 }
+
+/** Polls a condition every 10 ms until it holds: a child's progress is an event on disk or at a gate. */
+export async function until(condition: () => Promise<boolean> | boolean, what: string, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`still waiting after ${ms} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
 import { startGate } from './gate.helpers.js';
-import { BIN, CLIENT_HEADER, runCliInProcess, shellWords, startTestSandbox, useSandbox, validRows } from './helpers.js';
+import { BIN, CLIENT_HEADER, runCliInProcess, shellWords, startTestSandbox, until, useSandbox, validRows } from './helpers.js';
 
 const ctx = useSandbox();
 
@@ -41,15 +41,6 @@ async function statusOf(args: string[], cwd?: string): Promise<Map<string, Statu
   expect(run.code, run.stderr).toBe(0);
   const list = JSON.parse(run.stdout) as Status[];
   return new Map(list.map((status) => [status.results.split('/').at(-1)!, status]));
-}
-
-/** Polls a condition every 10 ms until it holds: the child's progress is an event on disk. */
-async function until(condition: () => Promise<boolean> | boolean, what: string, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`still waiting after ${ms} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 const createdLines = async (path: string) => (await readFile(path, 'utf8').catch(() => '')).split(',created,').length - 1;

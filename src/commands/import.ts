@@ -167,6 +167,7 @@ function formatPlan(plan: ImportPlan, options: ImportOptions): string {
   }
   lines.push(...lookalikeLines(plan.lookalikeColumns));
   if (plan.backup !== undefined) lines.push(`  results: the import's old file is kept as ${shownPath(plan.backup)}`);
+  if (plan.retiredReport !== undefined) lines.push(`  report: the earlier run's page is kept as ${shownPath(plan.retiredReport)}, marked as replaced`);
   if (plan.replacesValidate)
     lines.push(`  results: replacing ${plan.results}, written by validate (it records no sends)`);
   if (plan.resumedCreated > 0)

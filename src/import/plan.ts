@@ -12,6 +12,7 @@ import { assertResultsUsable } from './record/results-guard.js';
 import { describeRunner, hashFile, stampSource } from './record/provenance.js';
 import { basename } from 'node:path';
 import { sweepStaleTemps } from '../infra/temp-files.js';
+import { retireReport } from '../report/retire-report.js';
 import { checkSource, type SourceChanges, sourceChangedError } from './record/source-changes.js';
 import type { LockHolder } from '../infra/lock.js';
 
@@ -53,6 +54,8 @@ export interface OpenPlan {
   replacesValidate: boolean;
   /** The import's results file that --overwrite replaced, kept beside it under this name. */
   backup: string | undefined;
+  /** An earlier run's review page at --report, kept beside it under this name (report/retire-report.ts). */
+  retiredReport: string | undefined;
 }
 
 export async function planImport(input: PlanInput): Promise<OpenPlan> {
@@ -126,7 +129,9 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
     const columns = Object.fromEntries(
       Object.entries(plan.columns).map(([field, index]) => [field, source.headers[index] ?? '']),
     ) as Partial<Record<Field, string>>;
-    return { source, plan, results, failedFile, columns, replacesValidate: usable.replacesValidate, backup: results.backup };
+    // Last: a refused run leaves the earlier page where it was.
+    const retiredReport = input.report === undefined ? undefined : retireReport(input.report, { startedAt: resultsOptions.meta.startedAt, results: input.results });
+    return { source, plan, results, failedFile, columns, replacesValidate: usable.replacesValidate, backup: results.backup, retiredReport };
   } catch (error) {
     failedFile?.close();
     // openResults releases the lock it was given when it fails; before it is reached, it is released here.

@@ -132,6 +132,8 @@ export interface ImportPlan {
   lookalikeColumns: LookalikeColumn[];
   /** The import's results file that --overwrite replaced, kept beside it under this name. */
   backup: string | undefined;
+  /** An earlier run's review page at --report, kept under this dated name, marked as replaced. */
+  retiredReport?: string | undefined;
 }
 
 export interface ImportSummary {
@@ -452,6 +454,7 @@ async function settlePlan(opened: OpenPlan, options: ImportClientsOptions, resul
     replacesValidate: opened.replacesValidate,
     lookalikeColumns: lookalikes,
     backup: opened.backup,
+    retiredReport: opened.retiredReport,
   });
   const validate = rowValidator(opened.plan, rowRules(options), notes);
   // Last: the listing of who the service holds is the plan's only request.
