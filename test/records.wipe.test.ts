@@ -106,6 +106,7 @@ describe('--overwrite of an import', () => {
     expect((await runCliInProcess(['import', input, '--quiet'], { env: ctx.env() })).code).toBe(0);
     const record = readFileSync(results);
     const sidecar = readFileSync(`${results}.meta.json`);
+    const trail = readFileSync(`${results}.trail.csv`);
 
     const again = await runCliInProcess(['import', input, '--overwrite'], { env: ctx.env() });
     expect(again.code, again.stderr).toBe(0);
@@ -117,6 +118,9 @@ describe('--overwrite of an import', () => {
     expect(readFileSync(`${backup}.meta.json`).equals(sidecar)).toBe(true);
     expect(statSync(backup).mode & 0o777).toBe(0o600);
     expect(statSync(`${backup}.meta.json`).mode & 0o777).toBe(0o600);
+    // The trail (each line's time and body hash) moves with it; the new run starts its own.
+    expect(readFileSync(`${backup}.trail.csv`).equals(trail)).toBe(true);
+    expect(readFileSync(`${results}.trail.csv`, 'utf8').split('\n').filter(Boolean)).toHaveLength(4);
     // The new file is this run's: the same three clients, found on the service already.
     expect((await readResults(results)).map((line) => line[1])).toEqual(expect.arrayContaining([expect.stringMatching(/^(created|existing)$/)]));
     expect(await readResults(results)).toHaveLength(3);

@@ -232,10 +232,13 @@ describe('verify: each way a migration is incomplete is found, named and counted
     const run = await verify([m.source, '--json', '--evidence', evidence], m.env);
     expect(run.code).toBe(1);
     const { problems, counts } = JSON.parse(run.stdout) as { problems: JsonProblem[]; counts: Record<string, unknown> };
-    expect(counts).toMatchObject({ rows: 4, proven: 2, rows_with_problems: 2, problems: { changed: 2, twice: 0, missing: 0, unexplained: 0 } });
+    // Each changed row twice: the field the service returns, and the body the row makes now against the hash of the one sent.
+    expect(counts).toMatchObject({ rows: 4, proven: 2, rows_with_problems: 2, bodies_checked: 4, bodies_unrecorded: 0, problems: { changed: 4, twice: 0, missing: 0, unexplained: 0 } });
     expect(problems).toEqual([
       expect.objectContaining({ kind: 'changed', row: 2, client_id: ids.get(2), field: 'address', service_value: 'Street 2 Town 2', source_value: 'Street 2b Town 2' }),
+      expect.objectContaining({ kind: 'changed', row: 2, client_id: ids.get(2), field: 'body' }),
       expect.objectContaining({ kind: 'changed', row: 3, client_id: ids.get(3), field: 'country', service_value: 'DE', source_value: 'AT' }),
+      expect.objectContaining({ kind: 'changed', row: 3, client_id: ids.get(3), field: 'body' }),
     ]);
     expect(run.stderr).toMatch(/changed {5}.*clients\.csv:2 \(line 4\) address: address differs: the service has "Street 2 Town 2", the row "Street 2b Town 2"/);
     // The source changed since the import: said, with the SHA-256 the sidecar recorded.
@@ -243,6 +246,24 @@ describe('verify: each way a migration is incomplete is found, named and counted
     const doc = JSON.parse(await readFile(evidence, 'utf8'));
     expect(doc.problems).toEqual(problems);
     expect(doc.verdict).toBe('problems');
+  });
+
+  it('a field the service never returns (the application date) changed since the import: found by the body hash alone', async () => {
+    const rows = validRows(3);
+    const m = await migrate(rows);
+    const ids = await createdIds(m.results);
+    const trail = await readFile(`${m.results}.trail.csv`, 'utf8');
+    expect(trail.split('\n')[0]).toBe('row,outcome,at,body_sha256');
+    expect(trail).toMatch(/^1,created,\d{4}-\d\d-\d\dT[\d:.]+Z,[0-9a-f]{64}$/m);
+    rows[0]![5] = '2024-06-01';
+    await writeFile(m.source, stringify([CLIENT_HEADER, ...rows]));
+    const run = await verify([m.source, '--json'], m.env);
+    expect(run.code).toBe(1);
+    const { problems, counts } = JSON.parse(run.stdout) as { problems: JsonProblem[]; counts: Record<string, unknown> };
+    expect(counts).toMatchObject({ rows: 3, proven: 2, bodies_checked: 3, problems: { changed: 1 } });
+    expect(problems).toEqual([
+      expect.objectContaining({ kind: 'changed', row: 1, client_id: ids.get(1), field: 'body', message: expect.stringContaining('application date') }),
+    ]);
   });
 
   it('a results line for a row the source no longer has: its client is unexplained, and a note says so', async () => {

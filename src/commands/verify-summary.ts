@@ -28,6 +28,10 @@ export function formatVerifySummary(report: VerifyReport): string {
   const { listing } = report;
   const window = listing.createdFrom === null ? `created up to ${listing.createdTo}` : `created ${listing.createdFrom} to ${listing.createdTo}`;
   lines.push(`  service: ${report.service}, ${listing.clients} client${listing.clients === 1 ? '' : 's'} listed (${window})`);
+  if (counts.bodiesChecked + counts.bodiesUnrecorded > 0) {
+    const unrecorded = counts.bodiesUnrecorded === 0 ? '' : `; ${counts.bodiesUnrecorded} created row(s) with no body hash in a trail (imported before trails were kept)`;
+    lines.push(`  bodies: ${counts.bodiesChecked} created row(s) rebuilt and compared with the SHA-256 of the body sent (the results file's .trail.csv)${unrecorded}`);
+  }
   for (const problem of report.firstProblems.slice(0, SHOWN)) lines.push(`  ${problemLine(problem)}`);
   const more = counts.problemsTotal - Math.min(SHOWN, report.firstProblems.length);
   if (more > 0) lines.push(`  … and ${more} more${report.evidence ? ' in the evidence file' : ' (--evidence FILE lists them all)'}`);

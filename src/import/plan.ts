@@ -125,7 +125,7 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
       }
       sourceHash = Promise.resolve(check.sha256);
     } else sourceHash = hashFile(input.file);
-    results = await openResults(input.results, { ...resultsOptions, usable, sourceHash });
+    results = await openResults(input.results, { ...resultsOptions, usable, sourceHash, trail: !input.dryRun });
     const columns = Object.fromEntries(
       Object.entries(plan.columns).map(([field, index]) => [field, source.headers[index] ?? '']),
     ) as Partial<Record<Field, string>>;

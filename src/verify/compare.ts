@@ -11,6 +11,7 @@
  */
 import type { RawRecord } from '../import/read/index.js';
 import type { ClientFields } from '../import/row/validate-row.js';
+import type { CreatedHashes } from '../import/record/trail.js';
 import type { Client } from '../service/schemas.js';
 import { type Problem, type ProblemLog } from './problems.js';
 import type { OpenedSource } from './read-source.js';
@@ -30,6 +31,14 @@ export interface CompareContext {
   listedAs: string;
   /** The client's detail, for the values of a changed row (bounded by the caller). */
   detail: (id: string) => Promise<Client | undefined>;
+  /**
+   * The body a row makes now, hashed as the import hashed what it sent (trail.ts), and each results
+   * file's trail of those hashes: a field the service does not return is checked this way.
+   */
+  bodyHashOf?: ((fields: ClientFields, key: string) => string) | undefined;
+  trails?: ReadonlyMap<string, CreatedHashes> | undefined;
+  /** Rows whose body hash was compared, and those whose trail had none (an import before trails). */
+  bodies?: { checked: number; unrecorded: number } | undefined;
   signal?: AbortSignal | undefined;
   onRow?: (() => void) | undefined;
 }
@@ -149,12 +158,42 @@ async function onService(at: Place, raw: RawRecord, claiming: ResultLine[], open
           field: 'row',
           message: `the row does not pass the import's checks now (${check.issues.join('; ')}), so client ${id} cannot be compared with it: were other reading flags used for the import?`,
         });
-      } else await compareFields(at, id, comparedOf(check.value), context);
+      } else {
+        await compareFields(at, id, comparedOf(check.value), context);
+        const line = claiming.find((l) => l.clientId === id && l.outcome === 'created');
+        if (line !== undefined) compareBody(at, id, line, check.value, context);
+      }
     } else {
       context.problems.add({ kind: 'missing', ...at, results_file: file, client_id: id, message: `${file} says client ${id} was made from this row, but the service has no such client ${context.listedAs}` });
     }
   }
   return context.problems.total > before ? 'problem' : 'proven';
+}
+
+/**
+ * The body this row makes now against the hash of the body sent for it: equal, or the row (or a
+ * reading or import flag) changed since — the application date and the liquidity type are not
+ * returned by the service, so this is where a change in them shows.
+ */
+function compareBody(at: Place, id: string, line: ResultLine, fields: ClientFields, context: CompareContext): void {
+  const trail = context.trails?.get(line.file);
+  if (trail === undefined || context.bodyHashOf === undefined || line.key === undefined || context.bodies === undefined) return;
+  const verdict = trail.check(line.row, context.bodyHashOf(fields, line.key));
+  if (verdict === 'none') {
+    context.bodies.unrecorded++;
+    return;
+  }
+  context.bodies.checked++;
+  if (verdict === 'same') return;
+  context.problems.add({
+    kind: 'changed',
+    ...at,
+    client_id: id,
+    field: 'body',
+    message:
+      `the body this row makes now differs from the one sent for client ${id} (SHA-256 in ${line.file}.trail.csv): ` +
+      'a field the service does not return (application date, liquidity type) or the row changed since, or the import used another --liquidity-type or --application-date-field',
+  });
 }
 
 /** The service holds the row's person (its e-mail) as more than one client. */

@@ -38,6 +38,9 @@ export interface VerifyCounts {
   /** Clients the results files name (created or matched); of them, listed. */
   clientsClaimed: number;
   clientsClaimedListed: number;
+  /** Created rows whose body hash (the trail's) was compared; those with none recorded (an import before trails). */
+  bodiesChecked: number;
+  bodiesUnrecorded: number;
 }
 
 export interface EvidenceWritten {
@@ -145,10 +148,17 @@ export function countsJson(counts: VerifyCounts): Record<string, unknown> {
     clients_listed: counts.clientsListed,
     clients_claimed: counts.clientsClaimed,
     clients_claimed_listed: counts.clientsClaimedListed,
+    bodies_checked: counts.bodiesChecked,
+    bodies_unrecorded: counts.bodiesUnrecorded,
   };
 }
 
-export function countsOf(sources: readonly SourceFacts[], problems: ProblemLog, prints: ServicePrints): VerifyCounts {
+export function countsOf(
+  sources: readonly SourceFacts[],
+  problems: ProblemLog,
+  prints: ServicePrints,
+  bodies: { checked: number; unrecorded: number },
+): VerifyCounts {
   const sum = (pick: (tally: SourceTally) => number) => sources.reduce((total, source) => total + pick(source.tally), 0);
   return {
     rows: sum((tally) => tally.rows),
@@ -166,5 +176,7 @@ export function countsOf(sources: readonly SourceFacts[], problems: ProblemLog, 
     clientsListed: prints.listed,
     clientsClaimed: prints.claims,
     clientsClaimedListed: prints.claimedListed,
+    bodiesChecked: bodies.checked,
+    bodiesUnrecorded: bodies.unrecorded,
   };
 }

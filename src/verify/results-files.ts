@@ -20,10 +20,11 @@ import type { ServicePrints } from './service-prints.js';
 const CLAIMING = new Set(['created', 'existing', 'skipped']);
 
 const column = (name: (typeof RESULT_COLUMNS)[number]) => RESULT_COLUMNS.indexOf(name);
-const [ROW, OUTCOME, CLIENT_ID, ERROR_CODE, ERROR_MESSAGE] = [
+const [ROW, OUTCOME, CLIENT_ID, KEY, ERROR_CODE, ERROR_MESSAGE] = [
   column('row'),
   column('outcome'),
   column('client_id'),
+  column('idempotency_key'),
   column('error_code'),
   column('error_message'),
 ];
@@ -139,6 +140,8 @@ export interface ResultLine {
   row: number;
   outcome: string;
   clientId: string | undefined;
+  /** The idempotency key it was sent with (the body hash is checked with it). */
+  key: string | undefined;
   errorCode: string;
   errorMessage: string;
 }
@@ -206,6 +209,7 @@ async function advance(head: Head): Promise<void> {
     row: Number(record[ROW]),
     outcome: record[OUTCOME] ?? '',
     clientId: clientIdOf(record),
+    key: record[KEY] ? unescapeFormula(record[KEY]) : undefined,
     errorCode: record[ERROR_CODE] ?? '',
     errorMessage: record[ERROR_MESSAGE] === undefined ? '' : unescapeFormula(record[ERROR_MESSAGE]),
   };

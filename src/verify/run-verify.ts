@@ -25,6 +25,9 @@ import { countsOf, type SourceFacts, type VerifyReport } from './report.js';
 import { type ResultsFacts, RowLines, scanResults } from './results-files.js';
 import { ServicePrints } from './service-prints.js';
 import { notesOf } from './notes.js';
+import { bodyHash, CreatedHashes } from '../import/record/trail.js';
+import { toCreateBody } from '../import/row/key.js';
+import { serializeCreateBody } from '../service/client.js';
 
 export interface VerifyMigrationOptions extends VerifySettings {
   service: ServiceClient;
@@ -38,6 +41,8 @@ export interface VerifyMigrationOptions extends VerifySettings {
   progressIntervalMs?: number | undefined;
   /** Changed rows whose client's detail is fetched, to show the service's values (default 100). */
   detailsFetched?: number | undefined;
+  /** The JSON name the import sent the application date under, to rebuild the body it sent (default `application_date`). */
+  applicationDateField?: string | undefined;
 }
 
 export async function verifyMigration(options: VerifyMigrationOptions): Promise<VerifyReport> {
@@ -94,7 +99,19 @@ async function verifyIn(options: VerifyMigrationOptions, plan: Plan): Promise<Ve
     rows++;
     progress.tick();
   };
-  const context: CompareContext = { prints, problems, byEmail: options.identity.by === 'email', listedAs, detail: detailFetcher(options), signal: options.signal, onRow };
+  const bodies = { checked: 0, unrecorded: 0 };
+  const context: CompareContext = {
+    prints,
+    problems,
+    byEmail: options.identity.by === 'email',
+    listedAs,
+    detail: detailFetcher(options),
+    signal: options.signal,
+    onRow,
+    bodyHashOf: (fields, key) => bodyHash(serializeCreateBody(toCreateBody(fields, key), options.applicationDateField)),
+    trails: await readTrails(results),
+    bodies,
+  };
   const sources: SourceFacts[] = [];
   for (const entry of found) {
     sources.push(await verifySource(entry, results, context, options, await hashes.get(entry.source)!));
@@ -112,13 +129,23 @@ async function verifyIn(options: VerifyMigrationOptions, plan: Plan): Promise<Ve
     reading: readingFacts(options),
     sources,
     results: results.map(({ readPath: _readPath, ...facts }) => facts),
-    counts: countsOf(sources, problems, prints),
+    counts: countsOf(sources, problems, prints, bodies),
     notes: notesOf(sources, results, options.serviceName),
     firstProblems: problems.first,
     evidence: undefined,
   };
   if (paths) report.evidence = await writeEvidence(paths, report, problems, options.commandLine);
   return report;
+}
+
+/** Each results file's trail of body hashes (trail.ts), where it has one. */
+async function readTrails(results: readonly ResultsFacts[]): Promise<Map<string, CreatedHashes>> {
+  const trails = new Map<string, CreatedHashes>();
+  for (const facts of results) {
+    const hashes = await CreatedHashes.read(facts.path);
+    if (hashes !== undefined) trails.set(facts.path, hashes);
+  }
+  return trails;
 }
 
 function assertFile(source: string): void {

@@ -18,6 +18,7 @@ import { RunSidecar, type RunStop } from './run-sidecar.js';
 import { assertResultsUsable, backupResults, type ResultsUsable } from './results-guard.js';
 import { completeLength, isResultsHeader, readResultRecords, RESULT_COLUMNS } from './results-read.js';
 import { sortResults } from './sort-results.js';
+import { keepTrail, openTrail, type Trail } from './trail.js';
 import type { ByteRange } from '../read/types.js';
 
 export { RESULT_COLUMNS };
@@ -52,6 +53,8 @@ export interface ResultLine {
   values: readonly string[];
   /** The line's end (`values` as this file writes them, then LF) when the reader made it (RawRecord.echo). */
   echo?: ByteRange | undefined;
+  /** SHA-256 of the body sent for this row (trail.ts): a row that went out. */
+  bodySha256?: string | undefined;
 }
 
 export interface ResultsFile {
@@ -125,6 +128,8 @@ export interface OpenResultsOptions {
   usable?: ResultsUsable | undefined;
   /** The input's SHA-256 being computed (provenance.ts hashFile): added to the sidecar once known. */
   sourceHash?: Promise<string | undefined> | undefined;
+  /** Keep the trail beside the file (trail.ts): each line's time and body hash. An import's, not validate's. */
+  trail?: boolean | undefined;
 }
 
 /**
@@ -149,7 +154,7 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
     lock.release();
     throw error;
   }
-  const { fd, created, answered, createdIds, sidecar } = opened;
+  const { fd, created, answered, createdIds, sidecar, trail } = opened;
   // Whether the lines are in row order so far: a file that is needs no sort at the end.
   let { lastRow, ordered } = opened;
   // Buffered (validate): lines are written 64 KiB at a time, with no fsync.
@@ -165,6 +170,7 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
       if (line.row < lastRow) ordered = false;
       lastRow = line.row;
       sidecar.count(line.outcome);
+      trail?.write(line.row, line.outcome, line.bodySha256);
       const { echo } = line;
       if (!options.buffered) writeFully(fd, formatLine(line, options.dropColumn), path);
       else if (echo !== undefined && options.dropColumn === undefined) block.writeLine(resultCells(line), echo);
@@ -180,6 +186,7 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
           if (!options.buffered) fsyncSync(fd);
         } finally {
           closeSync(fd);
+          trail?.close();
         }
         await closing.beforeSort?.();
         if (!ordered && closing.sort !== false) await sortResults(path);
@@ -201,6 +208,7 @@ interface OpenedFile {
   ordered: boolean;
   backup: string | undefined;
   sidecar: RunSidecar;
+  trail: Trail | undefined;
 }
 
 /** Continues the file (--resume: its created lines kept) or starts it afresh (an import's old one kept first, if replaced). */
@@ -213,14 +221,17 @@ async function startFile(path: string, options: OpenResultsOptions): Promise<Ope
     const sidecar = new RunSidecar(path, { ...options.meta, resumed: true, earlierRuns: earlierRunsOf(previous) }, options.sourceHash);
     sidecar.count('created', kept.created.size);
     sidecar.open();
-    return { ...kept, backup: undefined, sidecar };
+    const trail = options.trail ? openTrail(path, true) : undefined;
+    return { ...kept, backup: undefined, sidecar, trail };
   }
   const backup = exists && keep ? await backupResults(path) : undefined;
+  if (backup !== undefined) keepTrail(path, backup);
   const sidecar = new RunSidecar(path, options.meta, options.sourceHash);
   sidecar.open();
   const fd = replacePrivate(path);
   writeFully(fd, csvSafeRecord(resultsHeader(options.headers, options.dropColumn), '\n'), path);
-  return { fd, created: new KeySet(), answered: new RowBits(), createdIds: new PrintTable(), lastRow: 0, ordered: true, backup, sidecar };
+  const trail = options.trail ? openTrail(path, false) : undefined;
+  return { fd, created: new KeySet(), answered: new RowBits(), createdIds: new PrintTable(), lastRow: 0, ordered: true, backup, sidecar, trail };
 }
 
 /**

@@ -8,6 +8,7 @@ import type { PreparedCreate, Reply, ServiceClient } from '../../service/client.
 import type { Client } from '../../service/schemas.js';
 import { heldBeforeRun } from '../record/existing.js';
 import { toCreateBody } from '../row/key.js';
+import { bodyHash } from '../record/trail.js';
 import type { RawRecord } from '../read/index.js';
 import type { Recorder } from '../record/recorder.js';
 import type { SendWindow } from './send-window.js';
@@ -42,7 +43,7 @@ export function createSender(
         try {
           reply = await service.sendCreate(prepared, { row: raw.row, slot });
         } catch (error) {
-          return recordFailure(recorder, raw, key, error, streak);
+          return recordFailure(recorder, raw, key, error, streak, bodyHash(prepared.bytes));
         }
         streak.answer(undefined, raw.row, '');
         recorder.record({
@@ -55,6 +56,7 @@ export function createSender(
           requestId: reply.requestId,
           values: raw.values,
           echo: raw.echo,
+          bodySha256: bodyHash(prepared.bytes),
         });
         if (heldBeforeRun(runStartedMs, reply)) recorder.replayed++;
       } catch (error) {
@@ -66,7 +68,8 @@ export function createSender(
   return (raw, fields, key) => send(raw, fields, key).catch(outputFailed);
 }
 
-function recordFailure(recorder: Recorder, raw: RawRecord, key: string, error: unknown, streak?: AnswerStreak): void {
+/** `bodySha256`: the body that went out, when the failure came after sending. */
+function recordFailure(recorder: Recorder, raw: RawRecord, key: string, error: unknown, streak?: AnswerStreak, bodySha256?: string): void {
   const failure = asServiceError(error);
   if (failure.code === 'wait_interrupted') {
     // Ctrl-C during a retry wait: it may exist already; resume sends it again under the same key.
@@ -120,6 +123,7 @@ function recordFailure(recorder: Recorder, raw: RawRecord, key: string, error: u
       requestId: failure.requestId,
       values: raw.values,
       echo: raw.echo,
+      bodySha256,
     },
     failure.message,
   );
