@@ -189,13 +189,14 @@ function resultsCommand<T>(y: Argv<T>, run: Run) {
     r
       .command(
         'merge <files..>',
-        "combine the shards' results files into one, in row order, each row once",
+        "combine the shards' results files into one, in row order, each row once; or several sources' into one report",
         (m) =>
           tracked(run, 'results merge', m
             .positional('files', { type: 'string', array: true, demandOption: true })
             .option('out', { type: 'string', demandOption: true, requiresArg: true, describe: 'the merged results file (must not exist)' })
             .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON on stdout' })
-            .example('$0 results merge clients.results.shard-*-of-3.csv --out clients.results.csv', 'one file from three shards')),
+            .example('$0 results merge clients.results.shard-*-of-3.csv --out clients.results.csv', 'one file from three shards')
+            .example('$0 results merge clients.csv.results.csv fix-me.csv.results.csv --out migration.csv', 'one report of a migration\'s sources')),
         async (args) => {
           const { runResultsMerge } = await import('../commands/results.js');
           run.exitCode = await runResultsMerge({ files: args.files, out: args.out, json: args.json }, run.io);

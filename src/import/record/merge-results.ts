@@ -1,17 +1,28 @@
 /**
  * `ccs-bulk results merge`: the shards' results files as one, in row order, after checking
- * that together they hold every row exactly once (no row twice, none missing, no shard absent).
+ * that together they hold every row exactly once (no row twice, none missing, no shard absent);
+ * or the results of several sources of one migration as one report.
  */
 import { closeSync, createReadStream } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { parse } from 'csv-parse';
 import { csvRecord } from '../../infra/csv-text.js';
 import { InputError, UsageError } from '../../errors.js';
 import { createPrivate, writeFully } from '../../infra/output-files.js';
 import { OUTCOMES, type Outcome, RESULT_COLUMNS } from './results.js';
+import { readMeta } from './results-meta.js';
 
 export interface MergeSummary {
   out: string;
+  files: string[];
+  rows: number;
+  counts: Record<Outcome, number>;
+  /** Several sources of one migration: each source's files, rows and counts (the merged file's `source` column). */
+  sources?: SourceMerged[] | undefined;
+}
+
+export interface SourceMerged {
+  source: string;
   files: string[];
   rows: number;
   counts: Record<Outcome, number>;
@@ -19,12 +30,62 @@ export interface MergeSummary {
 
 const mismatch = (message: string) => new InputError(message, 'results_merge');
 
+/** One source's lines: its shards' (or its one file's), each row once, rows 1..n. */
+interface Group {
+  source: string;
+  files: string[];
+  header: string[];
+  lines: Map<number, { record: string[]; file: string }>;
+  counts: Record<Outcome, number>;
+}
+
+/**
+ * The shards of one run (`….shard-K-of-N…`) → one results file in row order, as the run would
+ * have written it. Files of several sources of one migration (the list, a --failed file
+ * imported again, a second list…) → one report: a `source` column, then the result columns,
+ * then every input column by name; refused only for true conflicts (a row twice within a source,
+ * a shard or rows missing, one idempotency key created as two clients, one client created under
+ * two keys).
+ */
 export async function mergeResults(files: readonly string[], out: string): Promise<MergeSummary> {
   if (files.length === 0) throw new UsageError('results merge needs the shards\' results files', 'bad_option');
+  const bySource = new Map<string, string[]>();
+  for (const file of files) {
+    const source = sourceOf(file);
+    bySource.set(source, [...(bySource.get(source) ?? []), file]);
+  }
+  if (bySource.size === 1) return mergeShards(files, out);
+  const groups: Group[] = [];
+  for (const [source, group] of bySource) groups.push(await readGroup(source, group));
+  checkConflicts(groups);
+  return writeMigration(groups, files, out);
+}
+
+async function mergeShards(files: readonly string[], out: string): Promise<MergeSummary> {
+  const group = await readGroup(sourceOf(files[0]!), files);
+  const fd = createPrivate(out);
+  try {
+    writeFully(fd, csvRecord(group.header, '\n'), out);
+    for (let row = 1; row <= group.lines.size; row++) writeFully(fd, csvRecord(group.lines.get(row)!.record, '\n'), out);
+  } finally {
+    closeSync(fd);
+  }
+  return { out, files: [...files], rows: group.lines.size, counts: group.counts };
+}
+
+/** A results file's source: its sidecar's input, else its name less `.results…csv` and a shard's part. */
+function sourceOf(file: string): string {
+  const meta = readMeta(file);
+  // The input as the import was given it, relative to where it ran.
+  if (meta?.input !== undefined) return resolve(meta.runner?.cwd ?? dirname(file), meta.input);
+  return resolve(file.replace(/\.shard-\d+-of-\d+/, '').replace(/(\.sandbox)?\.results(\.[^.]*)?\.csv$/i, ''));
+}
+
+async function readGroup(source: string, files: readonly string[]): Promise<Group> {
   checkShardNames(files);
   let header: string[] | undefined;
-  // Row number → its line and the file it came from. Held in memory: one results line per row.
-  const lines = new Map<number, { text: string; file: string }>();
+  // Row number → its record and the file it came from. Held in memory: one results line per row.
+  const lines = new Map<number, { record: string[]; file: string }>();
   const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
   for (const file of files) {
     let first = true;
@@ -45,7 +106,7 @@ export async function mergeResults(files: readonly string[], out: string): Promi
         if (earlier) {
           throw mismatch(`row ${row} is in both ${earlier.file} and ${file}: shards of different runs, or a file given twice`);
         }
-        lines.set(row, { text: csvRecord(record, '\n'), file });
+        lines.set(row, { record, file });
         const outcome = record[1] as Outcome;
         if (outcome in counts) counts[outcome]++;
       }
@@ -56,14 +117,61 @@ export async function mergeResults(files: readonly string[], out: string): Promi
   }
   const missing = missingRows(lines.size, lines);
   if (missing) throw mismatch(`rows ${missing} are in none of the files: a shard is missing or did not finish (resume it with --resume)`);
+  return { source, files: [...files], header: header ?? [...RESULT_COLUMNS], lines, counts };
+}
+
+/**
+ * What cannot both be true: one idempotency key created as two clients, or one client created
+ * under two keys. (The same client under one key in two files is a replay: a --failed row that
+ * had been created before it failed, imported again.)
+ */
+function checkConflicts(groups: readonly Group[]): void {
+  const clientOfKey = new Map<string, { id: string; where: string }>();
+  const keyOfClient = new Map<string, { key: string; where: string }>();
+  for (const group of groups) {
+    for (const { record, file } of group.lines.values()) {
+      const [row, outcome, id, , , key] = record;
+      if (outcome !== 'created' || !id || !key) continue;
+      const where = `${file} row ${row}`;
+      const earlier = clientOfKey.get(key);
+      if (earlier !== undefined && earlier.id !== id) {
+        throw mismatch(`idempotency key ${key} made client ${earlier.id} (${earlier.where}) and client ${id} (${where}): one key, two clients — were the files written against different services?`);
+      }
+      const claimed = keyOfClient.get(id);
+      if (claimed !== undefined && claimed.key !== key) {
+        throw mismatch(`client ${id} was created from two rows with different keys (${claimed.where}, ${where})`);
+      }
+      clientOfKey.set(key, { id, where });
+      keyOfClient.set(id, { key, where });
+    }
+  }
+}
+
+async function writeMigration(groups: readonly Group[], files: readonly string[], out: string): Promise<MergeSummary> {
+  // Every input column by name, in the order first met.
+  const inputColumns: string[] = [];
+  for (const group of groups) {
+    for (const name of group.header.slice(RESULT_COLUMNS.length)) if (!inputColumns.includes(name)) inputColumns.push(name);
+  }
+  const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
   const fd = createPrivate(out);
   try {
-    writeFully(fd, csvRecord(header ?? [...RESULT_COLUMNS], '\n'), out);
-    for (let row = 1; row <= lines.size; row++) writeFully(fd, lines.get(row)!.text, out);
+    writeFully(fd, csvRecord(['source', ...RESULT_COLUMNS, ...inputColumns], '\n'), out);
+    for (const group of groups) {
+      const at = inputColumns.map((name) => group.header.indexOf(name, RESULT_COLUMNS.length));
+      const name = basename(group.source);
+      for (let row = 1; row <= group.lines.size; row++) {
+        const { record } = group.lines.get(row)!;
+        const cells = [name, ...RESULT_COLUMNS.map((_, i) => record[i] ?? ''), ...at.map((i) => (i < 0 ? '' : (record[i] ?? '')))];
+        writeFully(fd, csvRecord(cells, '\n'), out);
+      }
+      for (const outcome of OUTCOMES) counts[outcome] += group.counts[outcome];
+    }
   } finally {
     closeSync(fd);
   }
-  return { out, files: [...files], rows: lines.size, counts };
+  const sources = groups.map(({ source, files: of, lines, counts: c }) => ({ source, files: of, rows: lines.size, counts: c }));
+  return { out, files: [...files], rows: sources.reduce((sum, s) => sum + s.rows, 0), counts, sources };
 }
 
 /** The first gap in 1..max as "A–B", when the rows are not exactly 1..n. */
