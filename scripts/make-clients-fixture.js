@@ -182,7 +182,7 @@ rows.push([
   'bad.currency@example.com',
   'ES',
   'Calle 4, Madrid',
-  'EURO',
+  'EUR0', // a zero for the O: `EURO` is the currency's name, read as EUR
   '2024-04-13',
   '900004',
   '',

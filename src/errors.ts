@@ -238,8 +238,8 @@ export class AuthError extends ServiceError {
 export class StoppedError extends CcsError {
   declare readonly code: CodeOf<'StoppedError'>;
 
-  constructor(message: string, code: CodeOf<'StoppedError'>) {
-    super(message, code, EXIT_CODES.StoppedError);
+  constructor(message: string, code: CodeOf<'StoppedError'>, options?: { cause?: unknown }) {
+    super(message, code, EXIT_CODES.StoppedError, options);
   }
 }
 

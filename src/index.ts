@@ -16,9 +16,11 @@ export {
 } from './errors.js';
 export { EXPORT_COLUMNS, type ExportColumn } from './export/columns.js';
 export { EXPORT_DEFAULTS } from './export/defaults.js';
+export { listAllClients, type ListAllClientsOptions } from './export/list-all.js';
 export type { ExportClientsOptions, ExportSummary } from './export/run-export.js';
 export { exportClients } from './export/run-export.js';
-export type { ImportClientsOptions, ImportPlan, ImportSummary } from './import/run-import.js';
+export type { ImportClientsInput, ImportClientsOptions, ImportPlan, ImportSettings, ImportSummary, RowError, RowResult, RunStopped } from './import/run-import.js';
+export type { RowsInput } from './import/read/index.js';
 export type { LookalikeColumn } from './import/row/unmapped.js';
 export type { Identity } from './import/row/identity.js';
 export { parseIdentity } from './import/row/identity.js';
@@ -26,7 +28,7 @@ export type { HeldSummary, ListingProgress } from './import/send/held-emails.js'
 export { verifyMigration, type VerifyMigrationOptions } from './verify/run-verify.js';
 export type { VerifyReport } from './verify/report.js';
 export { IMPORT_DEFAULTS } from './import/defaults.js';
-export { importClients } from './import/run-import.js';
+export { importClients, isImportStop } from './import/run-import.js';
 export type { OnProgress, ProgressSnapshot } from './infra/progress-report.js';
 export type { FaultSettings, Sandbox, SandboxClient, SandboxOptions } from './sandbox/index.js';
 export { SANDBOX_DEFAULTS } from './sandbox/defaults.js';

@@ -118,7 +118,7 @@ describe('every problem of the file at once, named by its key', () => {
     expect(error.message).not.toMatch(/--[a-z]/);
     expect(problems).toContain('reports.weekly.status: unknown value "aproved" (did you mean approved?); valid values are pending_review, pending_documents, document_review, rejected, approved');
     expect(problems).toContain('export.pagesize: unknown key (did you mean pageSize?); keys here are format, columns, bom, escapeFormulas, direction, pageSize, prefetch, maxPrefetch, gzip, overwrite, fileMode, logFile, progressInterval, quiet, json');
-    expect(problems).toContain('reports.weekly.format: unknown value "xls" (did you mean xlsx?); valid values are csv, jsonl, xlsx');
+    expect(problems).toContain('reports.weekly.format: unknown value "xls" (did you mean xlsx?); valid values are csv, csv-semicolon, jsonl, xlsx');
     expect(problems).toContain('connection.retries: must be at most 20');
     expect(problems.find((line) => line.startsWith('reports.weekly.createdFrom: '))).toContain('01/02/2025');
     expect(problems.find((line) => line.startsWith('reports.weekly.out: '))).toContain('{week}');

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
 import { IMPORT_DEFAULTS } from '../src/import/defaults.js';
-import { importClients } from '../src/import/run-import.js';
+import { importClients, isImportStop } from '../src/import/run-import.js';
 import { createServiceClient } from '../src/service/client.js';
 import { createSigner, type Signer } from '../src/service/signing.js';
 import { startGate } from './gate.helpers.js';
@@ -95,7 +95,15 @@ describe('the signed backlog under --concurrency auto', () => {
       const signedAtStop = counting.signed;
       controller.abort();
       gate.open();
-      const summary = await run;
+      // An abort is a stop: the call rejects with StoppedError, the summary attached.
+      const stop = await run.then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(isImportStop(stop)).toBe(true);
+      if (!isImportStop(stop)) return;
+      expect(stop.code).toBe('interrupted');
+      const { summary } = stop;
       expect(summary.stopped?.reason).toBe('interrupted');
       // Only the signatures already under way when it stopped (at most AHEAD of them) finished.
       expect(counting.signed).toBeLessThanOrEqual(signedAtStop + AHEAD);

@@ -8,10 +8,10 @@ import { readResults, useSandbox } from './helpers.js';
 
 const ctx = useSandbox();
 
-/** A German Excel CSV: windows-1252, `;`, headers that need --map. */
+/** A German Excel CSV: windows-1252, `;`, its headers mapped with --map (a misspelt country makes a row invalid). */
 const GERMAN = [
   'Name;E-Mail;Land;Anschrift;Währung',
-  'Müller GmbH;mueller@example.de;Deutschland;Straße 1;EUR',
+  'Müller GmbH;mueller@example.de;Deutschlnd;Straße 1;EUR',
   'Bär AG;kaputt;DE;Weg 2;EUR',
   'Öko AG;oeko@example.de;DE;Ölweg 3;EUR',
 ].join('\r\n');
@@ -33,7 +33,7 @@ describe('a --failed file re-imports as it is', () => {
     expect(bytes.includes(Buffer.from('ä', 'utf8'))).toBe(false);
     const text = bytes.toString('latin1');
     expect(text.split('\n')[0]).toBe('Name;E-Mail;Land;Anschrift;Währung;idempotency_key;error');
-    expect(text).toContain('Müller GmbH;mueller@example.de;Deutschland;Straße 1;EUR;;');
+    expect(text).toContain('Müller GmbH;mueller@example.de;Deutschlnd;Straße 1;EUR;;');
 
     const hint = run.stderr.split('\n').findIndex((line) => line.startsWith('  rows to fix: 2 rows in '));
     expect(hint).toBeGreaterThan(0);
@@ -41,7 +41,7 @@ describe('a --failed file re-imports as it is', () => {
     expect(command).toBe(`ccs-bulk import ${shellQuote(fix)} --map country=Land --map address=Anschrift --map 'currency=Währung'`);
 
     // Fixed where a user would fix them, saved as it was, and imported with the printed command.
-    await writeFile(fix, Buffer.from(text.replace('Deutschland', 'DE').replace('kaputt', 'baer@example.de'), 'latin1'));
+    await writeFile(fix, Buffer.from(text.replace('Deutschlnd', 'DE').replace('kaputt', 'baer@example.de'), 'latin1'));
     const again = await cli([...words(command).slice(1), '--json', '--quiet'], ctx.env());
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout).counts).toMatchObject({ created: 2, invalid: 0 });

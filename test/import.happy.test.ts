@@ -68,7 +68,7 @@ describe('import of fixtures/clients.csv (library)', () => {
     }
     const invalid = lines.filter((l) => l[1] === 'invalid');
     expect(invalid.find((l) => l[RESULT_COLUMNS.length] === 'Two Problems')?.[9]).toBe(
-      'email: not an e-mail address ("two@"); country: unknown country "Atlantis" (use ISO 3166 alpha-2, alpha-3 or the English name)',
+      'email: not an e-mail address ("two@"); country: unknown country "Atlantis" (use ISO 3166 alpha-2, alpha-3 or its name)',
     );
     expect((await stat(results)).mode & 0o777).toBe(0o600);
   });

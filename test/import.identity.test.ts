@@ -56,7 +56,7 @@ describe('a person is one client', () => {
     // Each existing row names the client the first import created for that person.
     for (const [row, id] of lines.existing!) expect(id).toBe(created.get(row));
     expect(lines.duplicate).toEqual([
-      ['16', '', '', 'repeats row 15\'s e-mail; email differs: "person15@example.com" (row 15) vs "PERSON15@EXAMPLE.COM"; address differs: "Street 15" (row 15) vs "Street 15a"'],
+      ['16', '', '', 'repeats line 16\'s e-mail; email differs: "person15@example.com" (line 16) vs "PERSON15@EXAMPLE.COM"; address differs: "Street 15" (line 16) vs "Street 15a"'],
     ]);
     expect(two.stderr).toMatch(/5 created, 10 existing \(already on the service, not created\)/);
   });
@@ -77,9 +77,9 @@ describe('a person is one client', () => {
     const lines = await outcomes(`${input}.results.csv`);
     expect(lines.valid!.map((l) => l[0])).toEqual(['1', '3']);
     expect(lines.duplicate!.map((l) => [l[0], l[3]])).toEqual([
-      ['2', 'repeats row 1\'s e-mail; name differs: "Søren Hofmann" (row 1) vs "SØREN HOFMANN"; email differs: "soren.hofmann@hofmann-within.dk" (row 1) vs "SOREN.HOFMANN@HOFMANN-WITHIN.DK"'],
+      ['2', 'repeats line 2\'s e-mail; name differs: "Søren Hofmann" (line 2) vs "SØREN HOFMANN"; email differs: "soren.hofmann@hofmann-within.dk" (line 2) vs "SOREN.HOFMANN@HOFMANN-WITHIN.DK"'],
       // The domain is checked and sent in its ASCII form: the two rows are one body, one key.
-      ['4', 'same idempotency key as row 3'],
+      ['4', 'same idempotency key as line 4'],
     ]);
   });
 
@@ -136,7 +136,7 @@ describe('a person is one client', () => {
     expect(byColumn.code).toBe(0);
     const lines = await outcomes(`${input}.results.csv`);
     expect(lines.created!.map((l) => l[0])).toEqual(['1', '2']);
-    expect(lines.duplicate!.map((l) => [l[0], l[3]])).toEqual([['3', 'repeats row 2\'s Kundennr.; name differs: "Gamma GmbH" (row 2) vs "Gamma GmbH (new name)"']]);
+    expect(lines.duplicate!.map((l) => [l[0], l[3]])).toEqual([['3', 'repeats line 3\'s Kundennr.; name differs: "Gamma GmbH" (line 3) vs "Gamma GmbH (new name)"']]);
 
     const none = join(ctx.dir, 'none.csv');
     await writeFile(none, csv('name,email,country,address', ['Delta GmbH,accounting@shared-office.example,DE,Hof 2']));

@@ -97,11 +97,18 @@ describe('progress as data (library)', () => {
       expect(imported.length).toBeGreaterThanOrEqual(2);
       const done = imported.map((snapshot) => snapshot.done);
       expect(done).toEqual([...done].sort((a, b) => a - b));
+      // Rows finished, of a total known once the file is read; every outcome counted; the pace on its own.
       expect(imported.at(-1)).toEqual({
         done: 60,
+        total: 60,
         fraction: 1,
-        counters: { created: summary.counts.created, existing: 0, failed: 0, invalid: 0, skipped: 0, 'in flight limit': 4 },
+        counters: { created: summary.counts.created, failed: 0, invalid: 0, duplicate: 0, existing: 0, skipped: 0, not_attempted: 0 },
+        pace: { inFlight: 0, limit: 4 },
+        note: undefined,
       });
+      // Along the way, `done` counts rows finished, never rows merely read: a bar does not sit at 100% for the whole send.
+      for (const snapshot of imported) expect(snapshot.done).toBe(Object.values(snapshot.counters).reduce((a, b) => a + b, 0));
+      expect(imported.every((snapshot) => snapshot.fraction === undefined || snapshot.fraction <= 1)).toBe(true);
 
       const exported: ProgressSnapshot[] = [];
       const sink = collector();

@@ -62,9 +62,9 @@ describe('--shard K/N: three processes on one file', () => {
     expect(JSON.parse(merged.stdout).counts).toMatchObject({ created: 298, duplicate: 1, invalid: 1 });
     const lines = await readResults(out);
     expect(lines.map((l) => Number(l[0]))).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
-    // The duplicate is in the shard of its first occurrence, named by row.
+    // The duplicate is in the shard of its first occurrence, named by its line (row 5 starts on line 10: two lines a row).
     expect(lines[9]!.slice(1, 2)).toEqual(['duplicate']);
-    expect(lines[9]![9]).toContain('row 5');
+    expect(lines[9]![9]).toContain('line 10');
     const key = lines[4]![5]!;
     const shardFive = shardOfKey(key, 3);
     expect((await readResults(files[shardFive - 1]!)).some((l) => l[0] === '10')).toBe(true);

@@ -48,7 +48,8 @@ describe('suggestions', () => {
     ['Untied Kingdom', 'United Kingdom (GB)'],
     ['Frnace', 'France (FR)'],
     ['Swtizerland', 'Switzerland (CH)'],
-    ['DEUU', 'DE'],
+    // One edit from DEU and from EEUU (Spanish for the USA): two answers, none given.
+    ['DEUU', undefined],
     ['Xyzzy', undefined], // nothing near
     ['DX', undefined], // two-letter codes are too dense to guess between
     ['Austrai', 'Austria (AT)'], // a swap away; Australia is two edits
@@ -104,12 +105,12 @@ describe('row messages carry the suggestion, and the row stays invalid', () => {
   const validate = rowValidator(mapColumns('t.csv', headers, {}), { dateFormat: 'YYYY-MM-DD', liquidityType: 'chain' });
 
   it('names the nearest known value', () => {
-    expect(validate(['Ann', 'ann@gmial.com', 'Germny', 'Street 1', 'EURO'])).toEqual({
+    expect(validate(['Ann', 'ann@gmial.com', 'Germny', 'Street 1', 'EUR0'])).toEqual({
       ok: false,
       issues: [
         'email: mistyped domain "gmial.com" (did you mean ann@gmail.com?)',
         'country: unknown country "Germny" (did you mean Germany (DE)?)',
-        'currency: not an ISO 4217 currency code ("EURO"; did you mean EUR?)',
+        'currency: not an ISO 4217 currency code ("EUR0"; did you mean EUR?)',
       ],
     });
   });
@@ -119,7 +120,7 @@ describe('row messages carry the suggestion, and the row stays invalid', () => {
       ok: false,
       issues: [
         'email: not an e-mail address ("not mail@gmial.con")',
-        'country: unknown country "Xyzzy" (use ISO 3166 alpha-2, alpha-3 or the English name)',
+        'country: unknown country "Xyzzy" (use ISO 3166 alpha-2, alpha-3 or its name)',
         'currency: not an ISO 4217 currency code ("QQQ")',
       ],
     });

@@ -33,8 +33,9 @@ describe('validate shows the problems', () => {
     const run = await cli(['validate', input, '--map', 'email=Mail', '--date-format', 'DD/MM/YYYY']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('invalid rows (the first 10 of 12; every one is in the results file):');
-    expect(run.stderr).toContain('    row 4, column "Mail": not an e-mail address ("bad1")');
-    expect(run.stderr).toContain('    row 13, column "Mail": not an e-mail address ("bad10")');
+    // Named by the file's line, as the person fixing it sees it; the data row (the results file's `row`) beside it.
+    expect(run.stderr).toContain('    line 5 (data row 4), column "Mail": not an e-mail address ("bad1")');
+    expect(run.stderr).toContain('    line 14 (data row 13), column "Mail": not an e-mail address ("bad10")');
     expect(run.stderr).not.toContain('row 14,');
     expect(run.stderr).toMatch(/normalized: country "Italy" → "IT" ×2, .*application_date read as DD\/MM\/YYYY ×2/);
     expect(run.stderr).toContain('country "de" → "DE" ×1');
@@ -44,13 +45,14 @@ describe('validate shows the problems', () => {
   it('--json lists every invalid row, each problem with its column', async () => {
     const input = join(ctx.dir, 'mixed-json.csv');
     await writeFile(input, mixedFile());
-    const run = await cli(['validate', input, '--map', 'email=Mail', '--json', '--quiet']);
+    const run = await cli(['validate', input, '--map', 'email=Mail', '--date-format', 'YYYY-MM-DD', '--json', '--quiet']);
     const summary = JSON.parse(run.stdout);
-    // Without --date-format the two day-first dates are invalid too: 14 rows, every one listed.
+    // With ISO dates only, the two day-first dates are invalid too: 14 rows, every one listed.
     expect(summary.invalidRows).toHaveLength(14);
     expect(summary.invalidRows[0].problems[0]).toMatchObject({ column: 'application_date', message: expect.stringMatching(/not a real date/) });
     expect(summary.invalidRows[13]).toEqual({
       row: 15,
+      line: 16,
       problems: [{ column: 'Mail', field: 'email', message: 'not an e-mail address ("bad12")' }],
     });
     expect(summary.counts).toMatchObject({ valid: 1, invalid: 14 });

@@ -74,7 +74,8 @@ describe('validate --report', () => {
     expect(html).toContain('<mark><bdi>&lt;/script&gt;</bdi></mark>');
     expect(html).toMatch(/<mark><bdi>Germny<\/bdi><\/mark>.*<td><bdi>Germany \(DE\)<\/bdi><\/td>/);
     expect(html).toContain('<bdi>bob@gmail.com</bdi>');
-    expect(html).toMatch(/id="duplicates".*data-v="2".*<td>3<\/td>/s);
+    // Rows named by the file's line, as the person fixing it sees it (the header is line 1).
+    expect(html).toMatch(/id="duplicates".*data-v="3".*<td>4<\/td>/s);
     expect(html).toMatch(/Ignored columns \(not sent\): <bdi>Notes<\/bdi>/);
     expect(html).toMatch(/<code>country<\/code><\/td><td><bdi>France<\/bdi><\/td><td><bdi>FR<\/bdi><\/td><td><span data-v="2">/);
 

@@ -255,7 +255,9 @@ describe('Create Client answers that cannot be trusted', () => {
       expect(text).not.toContain('\u0000');
     }
     const failed = parse(run.failedText) as string[][];
-    expect(failed[1]!.at(-1)).toBe(line![9]);
+    // The failed file's error opens with where the row came from, then the same escaped message.
+    expect(failed[1]!.at(-1)).toMatch(/^\S+ line 2 \(data row 1\): /);
+    expect(failed[1]!.at(-1)!.replace(/^\S+ line 2 \(data row 1\): /, '')).toBe(line![9]);
     for (const cells of [...failed, ...run.results]) {
       for (const cell of cells) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
     }

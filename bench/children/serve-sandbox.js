@@ -1,6 +1,7 @@
 /**
  * The sandbox in its own process, so the tool under test never shares a CPU queue with it.
- * argv[2] is JSON: { publicKeyFile, verifySignatures, latencyMs, seed, rateLimit, latencySchedule }. Talks to the
+ * argv[2] is JSON: { publicKeyFile, verifySignatures, latencyMs, seed, rateLimit, latencySchedule,
+ * jitterMs, failRate, throttleRate, seedRandom, port }. Talks to the
  * parent over IPC: sends {type:'ready', url, token}, answers 'stats', closes on 'close' and
  * exits when the parent goes away.
  */
@@ -11,13 +12,17 @@ const options = JSON.parse(process.argv[2] ?? '{}');
 const started = performance.now();
 const sandbox = await startSandbox({
   host: '127.0.0.1',
-  port: 0,
+  port: options.port ?? 0,
   publicKeyPem: readFileSync(options.publicKeyFile, 'utf8'),
   verifySignatures: options.verifySignatures !== false,
   ...(options.latencyMs && { latencyMs: options.latencyMs }),
   ...(options.seed && { seed: options.seed }),
   ...(options.rateLimit && { rateLimit: options.rateLimit }),
   ...(options.latencySchedule && { latencySchedule: options.latencySchedule }),
+  ...(options.jitterMs && { jitterMs: options.jitterMs }),
+  ...(options.failRate && { failRate: options.failRate }),
+  ...(options.throttleRate && { throttleRate: options.throttleRate }),
+  ...(options.seedRandom && { seedRandom: options.seedRandom }),
 });
 
 const stop = async () => {

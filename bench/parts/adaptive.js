@@ -5,9 +5,11 @@
  * 20 → 300 → 20 ms with the limit over time (from the progress lines); two shards sharing
  * one rate limit; export's `--prefetch auto` at 50 ms beside a sweep of fixed prefetch; with no
  * flags at 150 and 300 ms beside the signed bare loop at C = signing rate × RTT × 1.5, under a
- * 100/s limit, and the peak RSS with 1,000 requests in flight. Each import or export is the
- * real CLI in its own process; the sandbox in another.
- * BENCH_ADAPTIVE=limit,floor,distance,step,shards,export runs some of these pieces only.
+ * 100/s limit, and the peak RSS with 1,000 requests in flight; against a flaky service (2% 5xx
+ * and 1% 429 at random, 120 ± 80 ms) beside fixed 64; and a repeat run from pace memory. Each
+ * import or export is the real CLI in its own process; the sandbox in another. Every import
+ * keeps its pace memory in a cache folder of its own (a first run), but the repeat's second.
+ * BENCH_ADAPTIVE=limit,floor,distance,step,shards,export,noise,memory runs some of these pieces only.
  */
 import { dataset } from '../lib/make-inputs.js';
 import { floorRun } from '../lib/measure-imports.js';
@@ -17,12 +19,13 @@ import { rmSync } from 'node:fs';
 
 export const name = 'adaptive';
 const LIMIT = 150;
-const PIECES = ['limit', 'floor', 'distance', 'step', 'shards', 'export'];
+const PIECES = ['limit', 'floor', 'distance', 'step', 'shards', 'export', 'noise', 'memory'];
+let caches = 0;
 
 /** One or more `ccs-bulk import` processes at once against one sandbox: rows/s (summed), 429 share, limits. */
-async function imports(ctx, { rows, sandboxOptions, concurrency = 'auto', shards = 1, progress = false }) {
+async function imports(ctx, { rows, sandboxOptions, concurrency = 'auto', shards = 1, progress = false, cache = tempPath(ctx, `adaptive-cache-${++caches}`), service: given }) {
   const csv = await dataset(ctx, rows);
-  const service = await sandbox(ctx, sandboxOptions);
+  const service = given ?? (await sandbox(ctx, sandboxOptions));
   try {
     const before = await service.stats();
     const started = performance.now();
@@ -33,7 +36,7 @@ async function imports(ctx, { rows, sandboxOptions, concurrency = 'auto', shards
         if (shards > 1) args.push('--shard', `${i + 1}/${shards}`);
         args.push(...(progress ? ['--progress-interval', '1'] : ['--quiet']));
         return runNode(ctx, BIN, args, {
-          env: { CCS_BASE_URL: service.url, CCS_TOKEN: service.token, CCS_SIGNING_KEY_FILE: ctx.keys.privateKeyFile },
+          env: { CCS_BASE_URL: service.url, CCS_TOKEN: service.token, CCS_SIGNING_KEY_FILE: ctx.keys.privateKeyFile, XDG_CACHE_HOME: cache },
           timeoutMs: 600_000,
           label: 'ccs-bulk import',
           tool: true,
@@ -47,6 +50,7 @@ async function imports(ctx, { rows, sandboxOptions, concurrency = 'auto', shards
     const after = await service.stats();
     const requests = after.stats.requests - before.stats.requests;
     const throttled = after.stats.faults.rateLimited - before.stats.faults.rateLimited;
+    const refused = ['throttle', 'fail'].reduce((sum, kind) => sum + after.stats.faults[kind] - before.stats.faults[kind], 0);
     const created = runs.reduce((sum, run) => sum + run.summary.counts.created, 0);
     if (created !== rows) throw new Error(`${created} of ${rows} created`);
     // Summed over shards: the rows over the longest run.
@@ -58,12 +62,13 @@ async function imports(ctx, { rows, sandboxOptions, concurrency = 'auto', shards
       wallS,
       requests,
       throttledShare: throttled / requests,
+      refusedShare: refused / requests,
       limits: runs.map((run) => run.summary.concurrency),
       maxRssMb: Math.max(...runs.map((run) => run.result.maxRssMb ?? 0)),
       stderr: runs.map((run) => run.result.stderr),
     };
   } finally {
-    await service.close();
+    if (!given) await service.close();
   }
 }
 
@@ -87,7 +92,7 @@ export async function run(ctx) {
   const chosen = process.env.BENCH_ADAPTIVE?.split(',').map((piece) => piece.trim()) ?? PIECES;
   const unknown = chosen.filter((piece) => !PIECES.includes(piece));
   if (unknown.length > 0) throw new Error(`BENCH_ADAPTIVE: unknown piece ${unknown.join(', ')} (pieces: ${PIECES.join(', ')})`);
-  const pieces = { limit: rateLimited, floor: signedFloor, distance, step: latencyStep, shards: twoShards, export: exportPrefetch };
+  const pieces = { limit: rateLimited, floor: signedFloor, distance, step: latencyStep, shards: twoShards, export: exportPrefetch, noise: flaky, memory: remembered };
   const out = [];
   for (const piece of PIECES) if (chosen.includes(piece)) out.push(...(await pieces[piece](ctx)));
   return out;
@@ -331,3 +336,55 @@ async function exportPrefetch(ctx) {
     await service.close();
   }
 }
+
+/** 2% 5xx and 1% 429 at random, 120 ± 80 ms: the sandbox's jitter is uniform in [0, jitterMs). */
+const FLAKY = { latencyMs: 40, jitterMs: 160, failRate: 0.02, throttleRate: 0.01, seedRandom: 39 };
+
+/** A flaky service: no flags beside a pinned --concurrency 64. */
+async function flaky(ctx) {
+  const rows = ctx.quick ? 1000 : 3000;
+  ctx.log(`  flaky service (2% 5xx + 1% 429 at random, 120 ± 80 ms): no flags vs --concurrency 64 (${count(rows)} rows each)…`);
+  const auto = await imports(ctx, { rows, sandboxOptions: FLAKY });
+  const fixed = await imports(ctx, { rows, sandboxOptions: FLAKY, concurrency: 64 });
+  const refused = (run) => `${(run.refusedShare * 100).toFixed(1)}% refused at random`;
+  return [
+    row({
+      part,
+      measure: `flaky service (2% 5xx + 1% 429, 120 ± 80 ms), ${count(rows)} rows, no flags (${limits(auto)})`,
+      figure: `${perSecond(auto.rowsPerSecond)}, ${refused(auto)}`,
+      baseline: `${perSecond(fixed.rowsPerSecond)} (--concurrency 64, ${refused(fixed)})`,
+      ratio: auto.rowsPerSecond / fixed.rowsPerSecond,
+      target: '≥ 0.85',
+      pass: auto.rowsPerSecond / fixed.rowsPerSecond >= 0.85,
+      data: { auto, fixed },
+    }),
+  ];
+}
+
+/** 300 ms, no limit: a first run, then a second against the same service from its pace memory. */
+async function remembered(ctx) {
+  const rows = ctx.quick ? 1000 : 3000;
+  const cache = tempPath(ctx, `adaptive-cache-${++caches}`);
+  ctx.log(`  300 ms, no flags: a first run, then a repeat from its pace memory (${count(rows)} rows each)…`);
+  // Two sandboxes on one address, each with an empty store: to the client, one service.
+  const firstService = await sandbox(ctx, { latencyMs: 300 });
+  const port = Number(new URL(firstService.url).port);
+  let first;
+  try {
+    first = await imports(ctx, { rows, cache, service: firstService });
+  } finally {
+    await firstService.close();
+  }
+  const again = await imports(ctx, { rows, cache, sandboxOptions: { latencyMs: 300, port } });
+  return [
+    row({
+      part,
+      measure: `300 ms, ${count(rows)} rows, no flags: a repeat from pace memory (started at ${again.limits[0].start}, ${limits(again)})`,
+      figure: perSecond(again.rowsPerSecond),
+      baseline: `${perSecond(first.rowsPerSecond)} (the first run: started at ${first.limits[0].start}, ${limits(first)})`,
+      ratio: again.rowsPerSecond / first.rowsPerSecond,
+      data: { first, again },
+    }),
+  ];
+}
+

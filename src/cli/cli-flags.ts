@@ -142,7 +142,12 @@ export function inputFlags<T>(y: Argv<T>) {
       group: INPUT,
       describe: 'who a person is: their e-mail (default), a column (column:Kundennr.), or none',
     })
-    .option('date-format', { choices: DATE_FORMATS, defaultDescription: IMPORT_DEFAULTS.dateFormat, group: INPUT })
+    .option('date-format', {
+      choices: DATE_FORMATS,
+      defaultDescription: IMPORT_DEFAULTS.dateFormat,
+      group: INPUT,
+      describe: 'day/month order of dates not in ISO form; auto: from the file (a day over 12, else the headers\' language)',
+    })
     .option('encoding', { type: 'string', group: INPUT, describe: 'input encoding (detected when absent)' })
     .option('delimiter', { type: 'string', group: INPUT, describe: 'field delimiter (detected when absent)' })
     .option('sheet', { type: 'string', group: INPUT, describe: 'spreadsheet sheet name or 1-based number' })
@@ -260,7 +265,8 @@ export function exportFlags<T>(y: Argv<T>) {
     .option('format', {
       choices: EXPORT_FORMATS,
       group: OUTPUT,
-      describe: 'default: from the --out name (.xlsx, .jsonl), else csv',
+      describe:
+        "default: from the --out name (.xlsx, .jsonl), else csv; csv-semicolon: ';' and a UTF-8 BOM, for Excel set to German, French, Spanish, Italian, Portuguese or Dutch",
     })
     .option('columns', { type: 'string', group: OUTPUT, describe: 'comma list of columns, in order' })
     .option('bom', { type: 'boolean', group: OUTPUT, describe: 'start the CSV with a UTF-8 BOM (Excel)' })

@@ -36,7 +36,9 @@ export function createProgress(options: ProgressOptions): Progress {
   const counters = (snapshot: ProgressSnapshot) =>
     Object.entries(snapshot.counters)
       .filter(([, n]) => n > 0)
-      .map(([name, n]) => `${name} ${n}`)
+      .map(([name, n]) => `${name.replace('_', ' ')} ${n}`)
+      .concat(snapshot.pace === undefined ? [] : [`in flight limit ${snapshot.pace.limit}`])
+      .concat(snapshot.note === undefined ? [] : [`(${snapshot.note})`])
       .join(' ');
 
   if (mode === 'bar') {

@@ -4,11 +4,12 @@
  * stopped — one line of cause, one of fix, and the command that continues.
  */
 import { IMPORT_DEFAULTS } from '../import/defaults.js';
-import { describeEncoding } from '../import/read/index.js';
+import { describeEncoding, positionWord } from '../import/read/index.js';
 import { resumeCommand, shellQuote } from '../cli/resume-command.js';
 import type { ImportSummary, RunAccount } from '../import/run-import.js';
 import { describeNormalization, type InvalidRow } from '../import/record/run-notes.js';
 import { identityText } from '../import/row/identity.js';
+import { describeLostLetters } from '../import/row/lost-letters.js';
 import type { StopReason } from '../import/record/recorder.js';
 import type { ImportOptions } from '../config/options.js';
 import { shownPath } from '../infra/printable.js';
@@ -62,6 +63,7 @@ export function formatSummary(summary: ImportSummary, options: ImportOptions): s
     const headers = summary.lookalikeColumns.map((column) => JSON.stringify(column.header)).join(', ');
     lines.push(`  warning: an import stops before sending at the unmapped column${summary.lookalikeColumns.length > 1 ? 's' : ''} ${headers} (see the plan above)`);
   }
+  if (summary.lostLetters !== undefined) lines.push(`  warning: ${describeLostLetters(summary.lostLetters)}`);
   lines.push(...matchingLines(summary));
   if (!summary.dryRun) lines.push(`  concurrency: ${formatLimits(summary.concurrency, 'in flight')}`);
   if (summary.shard) {
@@ -107,15 +109,16 @@ function invalidLines(summary: ImportSummary): string[] {
   if (total === 0 || summary.invalidRows.length === 0) return [];
   const shown = summary.invalidRows.slice(0, INVALID_ROWS_SHOWN);
   const which = total > shown.length ? `the first ${shown.length} of ${total}` : counted(total, 'row');
-  return [`  invalid rows (${which}; every one is in the results file):`, ...shown.map(describeInvalid)];
+  const word = positionWord(summary.source.format);
+  return [`  invalid rows (${which}; every one is in the results file):`, ...shown.map((invalid) => describeInvalid(invalid, word))];
 }
 
-/** `row 4, column "Land": unknown country "Narnia" (…)`, one line per problem. */
-function describeInvalid(invalid: InvalidRow): string {
+/** `line 5 (data row 4), column "Land": unknown country "Narnia" (…)`, one line per problem: the line (a worksheet's row) as the file shows it. */
+function describeInvalid(invalid: InvalidRow, word: 'line' | 'row'): string {
   return invalid.problems
     .map((problem) => {
       const where = problem.column === undefined ? '' : `, column ${JSON.stringify(problem.column)}`;
-      return `    row ${invalid.row}${where}: ${problem.message}`;
+      return `    ${word} ${invalid.line} (data row ${invalid.row})${where}: ${problem.message}`;
     })
     .join('\n');
 }

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { ExitCode } from '../errors.js';
 import { IMPORT_DEFAULTS } from '../import/defaults.js';
 import { describeEncoding, positionWord } from '../import/read/index.js';
-import { type ImportPlan, type ImportSummary, importClients, type RunAccount } from '../import/run-import.js';
+import { type ImportPlan, type ImportSummary, runImport as runImportClients, type RunAccount } from '../import/run-import.js';
 import type { ListingProgress } from '../import/send/held-emails.js';
 import type { Io } from '../infra/io.js';
 import { shownPath } from '../infra/printable.js';
@@ -16,6 +16,8 @@ import { createProgress, formatDuration, NO_PROGRESS, progressDisplay } from '..
 import type { Connected } from './connect.js';
 import { formatSummary, INVALID_ROWS_SHOWN, resumeCommand } from './import-summary.js';
 import { describeLookalike, type LookalikeColumn, lookalikeFixes } from '../import/row/unmapped.js';
+import { describeDateOrder } from '../import/row/date-order.js';
+import { type Field, LANGUAGE_NAMES } from '../import/fields.js';
 import { reportLockReplaced, reportSourceChanged, reportSweep } from './stale-temps.js';
 
 /**
@@ -69,7 +71,7 @@ async function importWith(options: ImportOptions, io: Io, log: LogFile | undefin
   let planned = false;
   let summary: ImportSummary;
   try {
-    summary = await importClients({
+    summary = await runImportClients({
       ...run,
       service: connected?.service,
       // Each in-process sandbox is new and empty: its results file can never be resumed elsewhere.
@@ -152,9 +154,10 @@ function formatPlan(plan: ImportPlan, options: ImportOptions): string {
         : `, sheet ${JSON.stringify(source.sheet ?? '')}`) +
       ')',
     `  columns: ${Object.entries(plan.columns)
-      .map(([field, header]) => (field === header ? field : `${field} ← ${JSON.stringify(header)}`))
+      .map(([field, header]) => (field === header ? field : `${field} ← ${JSON.stringify(header)}${languageOf(plan, field)}`))
       .join(', ')}`,
   ];
+  if (plan.dates?.seen === true) lines.push(`  dates: ${describeDateOrder(plan.dates)}`);
   if (options.configFile !== undefined) lines.push(`  config: ${shownPath(options.configFile)}`);
   const { header } = source;
   if (header.source !== 'first' || header.skipped.length > 0) {
@@ -173,6 +176,12 @@ function formatPlan(plan: ImportPlan, options: ImportOptions): string {
   if (plan.resumedCreated > 0)
     lines.push(`  resuming: ${plan.resumedCreated} rows already created will be skipped`);
   return `${lines.join('\n')}\n`;
+}
+
+/** ` (German)` after a header only another language than English reads. */
+function languageOf(plan: ImportPlan, field: string): string {
+  const language = plan.columnLanguages?.[field as Field];
+  return language === undefined ? '' : ` (${LANGUAGE_NAMES[language]})`;
 }
 
 /** validate's warning, one line per column: an import stops there, before sending. */

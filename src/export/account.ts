@@ -11,6 +11,7 @@ import type { FetchedPage, PagingStats } from './page.js';
 export interface AccountFigures {
   /** Pages from the first to the documented end, the end included. */
   pagesExpected: number;
+  /** Pages that came back, the end included. */
   pagesReceived: number;
   /** Clients in the replies, repeats included. */
   received: number;
@@ -18,6 +19,7 @@ export interface AccountFigures {
   duplicates: number;
   /** Dropped: in an earlier run's file (incremental). */
   skipped: number;
+  /** Clients written to the output. */
   written: number;
 }
 

@@ -4,6 +4,7 @@
  */
 import type { Client } from '../service/schemas.js';
 
+/** Every column an export can write, in the default order. */
 export const EXPORT_COLUMNS = [
   'id',
   'name',
@@ -20,6 +21,7 @@ export const EXPORT_COLUMNS = [
   'documents_count',
   'documents',
 ] as const;
+/** One of EXPORT_COLUMNS. */
 export type ExportColumn = (typeof EXPORT_COLUMNS)[number];
 
 export interface ExportDocument {

@@ -3,9 +3,14 @@ import type { Direction } from '../service/schemas.js';
 import { machineLimits, pageBound } from '../service/in-flight-bound.js';
 import { EXPORT_COLUMNS } from './columns.js';
 
-export const EXPORT_FORMATS = ['csv', 'jsonl', 'xlsx'] as const;
+/**
+ * `csv-semicolon`: CSV as Excel opens it in columns where the list separator is `;` (German,
+ * French, Spanish, Italian, Portuguese, Dutch settings): `;` between cells and a UTF-8 BOM.
+ */
+export const EXPORT_FORMATS = ['csv', 'csv-semicolon', 'jsonl', 'xlsx'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
+/** The export's defaults, shared by the command's flags and exportClients. */
 export const EXPORT_DEFAULTS = {
   /** The command's: stdout. */
   out: '-',

@@ -7,10 +7,12 @@
  * JSONL: one object per line with the chosen columns, native JSON types (`documents` an array,
  * `documents_count` a number, absent values null) and never formula-escaped: JSON is read by
  * programs, and a `'` would corrupt the data they read.
+ * csv-semicolon: the same with `;` between cells and a UTF-8 BOM, for Excel where `;` is the
+ * list separator (German, French, Spanish… settings), which opens a comma CSV in one column.
  * xlsx: typed worksheet cells (xlsx-sheet.ts), zipped by the output (xlsx-package.ts).
  */
 import type { ExportColumn, FlatClient } from './columns.js';
-import { csvRecord } from '../infra/csv-text.js';
+import { csvCell, csvRecord } from '../infra/csv-text.js';
 import type { Encoder } from './encoder.js';
 import { escapeFormula } from './escape.js';
 import type { ExportFormat } from './options.js';
@@ -27,6 +29,11 @@ export interface EncoderOptions {
 
 function csvLine(cells: readonly string[]): string {
   return csvRecord(cells, '\r\n');
+}
+
+/** csv-semicolon's record: `;` between cells (csvCell quotes a cell holding one, as it does a comma). */
+function semicolonLine(cells: readonly string[]): string {
+  return `${cells.map(csvCell).join(';')}\r\n`;
 }
 
 export function createEncoder(options: EncoderOptions): Encoder {
@@ -48,12 +55,15 @@ export function createEncoder(options: EncoderOptions): Encoder {
     };
   }
   const cell = options.escapeFormulas ? escapeFormula : (value: string) => value;
+  // Excel reads a CSV without a BOM in the machine's legacy code page: the BOM keeps accents whole.
+  const semicolon = options.format === 'csv-semicolon';
+  const line = semicolon ? semicolonLine : csvLine;
   return {
-    start: () => (options.bom ? '\uFEFF' : '') + csvLine(columns),
+    start: () => (options.bom || semicolon ? '\uFEFF' : '') + line(columns),
     end: () => '',
     encode(clients) {
       let text = '';
-      for (const client of clients) text += csvLine(columns.map((column) => cell(csvText(client, column))));
+      for (const client of clients) text += line(columns.map((column) => cell(csvText(client, column))));
       return text;
     },
   };

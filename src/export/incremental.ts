@@ -14,7 +14,9 @@ import { UsageError } from '../errors.js';
 export type IncrementalMode = 'since-last' | 'new-since-last';
 
 export interface IncrementalSummary {
+  /** `since-last` or `new-since-last`. */
   mode: IncrementalMode;
+  /** The state file's path. */
   state: string;
   /** False on the first run (no state file yet). */
   resumed: boolean;
@@ -23,9 +25,17 @@ export interface IncrementalSummary {
   /** Clients of the pages that earlier runs wrote to a file still counted on, dropped here. */
   skippedAtBound: number;
   /** --overwrite of the last run's file: its window was exported again, with the new one. */
-  replaced?: { out: string; from: string | null } | undefined;
+  replaced?:
+    | {
+        /** The earlier run's file, replaced. */
+        out: string;
+        /** The lower bound its window started at (null: the beginning). */
+        from: string | null;
+      }
+    | undefined;
   /** new-since-last: ids in the state after this run, and the state file's size. */
   reported?: number | undefined;
+  /** The state file's size, bytes. */
   stateBytes?: number | undefined;
 }
 

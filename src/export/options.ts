@@ -51,18 +51,35 @@ export interface ExportOptions {
 
 /** What a library caller may pass: every field optional, lists as arrays or comma strings. */
 export interface ExportSettings {
+  /** csv (default), csv-semicolon, jsonl or xlsx; a file `out` ending in .xlsx or .jsonl picks its format. */
   format?: ExportFormat | undefined;
+  /** The columns, in order (EXPORT_COLUMNS; an array or a comma-separated string); default: all. */
   columns?: readonly string[] | string | undefined;
+  /** A UTF-8 BOM before the CSV header, for Excel (CSV only). */
   bom?: boolean | undefined;
+  /** Prefix `'` to CSV cells a spreadsheet would run as formulas (`=`, `+`, `-`, `@`…); default true. */
   escapeFormulas?: boolean | undefined;
+  /** Only clients in these statuses (`approved`, `pending_review`…): an array or a comma-separated string; default: all. */
   status?: readonly string[] | string | undefined;
+  /** Only clients with these credit statuses (`active`, `inactive`); default: all. */
   creditStatus?: readonly string[] | string | undefined;
-  /** ISO 8601 date, month or date-time (see created-bound.ts). */
+  /**
+   * Inclusive lower bound on created_at: an ISO 8601 date (`2025-01-01`, its first millisecond),
+   * month (`2025-01`) or date-time; everything is UTC, and a time without an offset is read as UTC.
+   */
   createdFrom?: string | undefined;
+  /**
+   * Inclusive upper bound on created_at, as createdFrom; default: the export's start instant, so clients
+   * created meanwhile are left for the next run.
+   */
   createdTo?: string | undefined;
+  /** Order by created_at: asc (default, oldest first) or desc. */
   direction?: Direction | undefined;
+  /** Clients per page asked of the service (up to 1000; a service that refuses the size is a UsageError `page_size_refused`). */
   pageSize?: number | undefined;
+  /** Pages requested ahead of the writer: a fixed number, or `auto` (default: adapted to the service, up to maxPrefetch). */
   prefetch?: number | 'auto' | undefined;
+  /** The most pages `prefetch: 'auto'` requests ahead. */
   maxPrefetch?: number | undefined;
   /** Notes of an earlier reading of the bounds (the command's), kept for the summary. */
   boundNotes?: readonly string[] | undefined;
@@ -90,7 +107,7 @@ export function checkExportSettings(
   }
   const bom = settings.bom ?? EXPORT_DEFAULTS.bom;
   // A BOM in JSONL breaks line-by-line JSON readers (jq, JSON.parse of line 1); xlsx is not text.
-  if (bom && format !== 'csv') throw bad(`${name('bom', 'bom')} applies to CSV only`);
+  if (bom && format !== 'csv' && format !== 'csv-semicolon') throw bad(`${name('bom', 'bom')} applies to CSV only`);
   const direction = settings.direction ?? EXPORT_DEFAULTS.direction;
   if (!DIRECTIONS.includes(direction)) {
     throw bad(`${name('direction', 'direction')} must be asc or desc (got "${direction}")`);

@@ -5,6 +5,7 @@
  * written and the run's account holds (account.ts); the incremental state moves only then.
  */
 
+import { CallbackGuard } from '../infra/callbacks.js';
 import { type OnProgress, progressReporter } from '../infra/progress-report.js';
 import { createAdaptiveLimit } from '../service/adaptive-limit.js';
 import type { ServiceClient } from '../service/client.js';
@@ -60,7 +61,33 @@ export interface ExportClientsOptions extends ExportSettings, PlanInput {
   onPlan?: ((plan: { out: string; replaces: boolean }) => void) | undefined;
 }
 
+/**
+ * Exports the service's clients to a file or stream, page by page, from one consistent
+ * snapshot. Resolves with the summary once the output is complete and in place; rejects with a
+ * typed error (AuthError, ConnectionError, OutageError, StoppedError for an abort…) and leaves
+ * no partial output, or with a callback's own error when one threw. Locks and files are
+ * released before it settles.
+ */
 export async function exportClients(options: ExportClientsOptions): Promise<ExportSummary> {
+  const guard = new CallbackGuard();
+  try {
+    const summary = await runExport({
+      ...options,
+      signal: guard.join(options.signal),
+      onProgress: guard.wrap(options.onProgress),
+      onStaleTemps: guard.wrap(options.onStaleTemps),
+      onLockReplaced: guard.wrap(options.onLockReplaced),
+      onPlan: guard.wrap(options.onPlan),
+    });
+    guard.rethrow();
+    return summary;
+  } catch (error) {
+    guard.rethrow();
+    throw error;
+  }
+}
+
+async function runExport(options: ExportClientsOptions): Promise<ExportSummary> {
   const settings = checkExportSettings(options, 'library', typeof options.out === 'string' ? options.out : undefined);
   if (options.out === '-')
     throw new TypeError("exportClients: pass a writable stream (stdout, say), not '-'");

@@ -10,14 +10,19 @@ import type { PagingStats } from './page.js';
 
 export type { IncrementalSummary };
 
+/** What an export did: the file, its rows and bytes, the paging, the filters sent, and the end-of-run account. */
 export interface ExportSummary {
   /** The file written, or 'stream' (the command says 'stdout'). */
   out: string;
+  /** The format written. */
   format: ExportFormat;
+  /** The columns written, in order. */
   columns: readonly ExportColumn[];
+  /** Clients written. */
   rows: number;
   /** Non-empty pages read. */
   pages: number;
+  /** List Clients requests sent, retries included. */
   requests: number;
   /** True when the file was gzip-compressed (`bytes` counts the bytes before compression). */
   gzip: boolean;
@@ -33,21 +38,31 @@ export interface ExportSummary {
    * or the service repeating a client from far back. Normally 0; never dropped on a print alone.
    */
   possibleRepeats: number;
+  /** The first page's number as the service counts (0 or 1); undefined when no page was read. */
   pageBase: 0 | 1 | undefined;
+  /** Clients per page asked for. */
   pageSize: number;
   /** Pages requested ahead of the writer: fixed, or where `auto` settled. */
   prefetch: LimitReport;
+  /** Bytes written (before gzip). */
   bytes: number;
+  /** When the export started (ISO instant): the pinned upper bound unless createdTo was given. */
   startedAt: string;
+  /** Wall time of the run, ms. */
   elapsedMs: number;
+  /** Rows written per second of the run. */
   rowsPerSecond: number;
+  /** The filters as sent to the service. */
   filters: {
+    /** The statuses asked for; undefined: all. */
     status: readonly ClientStatus[] | undefined;
+    /** The credit statuses asked for; undefined: all. */
     creditStatus: readonly CreditStatus[] | undefined;
     /** The lower bound sent (UTC), if any. */
     createdFrom: string | undefined;
     /** The upper bound sent (UTC): --created-to, or the start instant when pinned. */
     createdTo: string;
+    /** The order by created_at. */
     direction: Direction;
     /** How a bound given without a time zone was read. */
     notes: readonly string[];

@@ -1,10 +1,10 @@
 /** The import's defaults, shared by its flags (cli.ts) and the library (importClients). */
 import { SERVICE_DEFAULTS } from '../service/defaults.js';
 import { machineLimits, requestBound } from '../service/in-flight-bound.js';
-import type { DateFormat } from './row/normalize.js';
+import type { DateFormat } from './row/dates.js';
 import { DEFAULT_MAX_RECORD_SIZE } from './read/types.js';
 
-export const DATE_FORMATS = ['YYYY-MM-DD', 'DD/MM/YYYY', 'MM/DD/YYYY'] as const satisfies readonly DateFormat[];
+export { DATE_FORMATS } from './row/dates.js';
 
 export const IMPORT_DEFAULTS = {
   /** Adapted while the run goes (concurrency.ts), from `startConcurrency` up to `maxConcurrency`. */
@@ -12,7 +12,8 @@ export const IMPORT_DEFAULTS = {
   startConcurrency: SERVICE_DEFAULTS.connections,
   /** No pace of its own: what this machine can hold in flight (in-flight-bound.ts). */
   maxConcurrency: requestBound(machineLimits()),
-  dateFormat: 'YYYY-MM-DD' as DateFormat,
+  /** The day/month order from the file (row/date-order.ts); ISO dates are always read. */
+  dateFormat: 'auto' as DateFormat,
   /** The only documented value (docs/service.md#create-client). */
   liquidityType: 'chain',
   applicationDateField: SERVICE_DEFAULTS.applicationDateField,

@@ -6,7 +6,7 @@ import { type ColumnPlan, headerTest, mapColumns } from './row/columns.js';
 import { type FailedFile, openFailed } from './record/failed.js';
 import type { Field } from './fields.js';
 import { checkDistinctPaths, INPUT, lockOutput } from '../infra/output-files.js';
-import { openRows, positionWord, type ReadOptions, type RowSource } from './read/index.js';
+import { openObjectRows, openRows, positionWord, type ReadOptions, type RowSource, type RowsInput } from './read/index.js';
 import { openResults, type ResultsFile } from './record/results.js';
 import { assertResultsUsable } from './record/results-guard.js';
 import { describeRunner, hashFile, stampSource } from './record/provenance.js';
@@ -17,7 +17,10 @@ import { checkSource, type SourceChanges, sourceChangedError } from './record/so
 import type { LockHolder } from '../infra/lock.js';
 
 export interface PlanInput {
+  /** The input file; with `rows`, the name its messages and files give the rows. */
   file: string;
+  /** Rows from code instead of a file (read/object-rows.ts). */
+  rows?: RowsInput | undefined;
   results: string;
   failed: string | undefined;
   /** --report: only checked here (written when the run ends). */
@@ -60,7 +63,7 @@ export interface OpenPlan {
 
 export async function planImport(input: PlanInput): Promise<OpenPlan> {
   checkDistinctPaths([
-    { flag: INPUT, path: input.file },
+    { flag: INPUT, path: input.rows === undefined ? input.file : undefined },
     { flag: '--results', path: input.results },
     { flag: '--failed', path: input.failed },
     { flag: '--report', path: input.report },
@@ -73,7 +76,7 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
   if (swept.length > 0) input.onStaleTemps?.(swept);
   let source: RowSource;
   try {
-    source = await openRows(input.file, { headerTest: headerTest(input.map), ...input.read });
+    source = input.rows === undefined ? await openRows(input.file, { headerTest: headerTest(input.map), ...input.read }) : await openObjectRows(input.rows, input.file);
   } catch (error) {
     resultsLock.release();
     throw error;
@@ -96,7 +99,7 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
         input: input.file,
         startedAt: new Date().toISOString(),
         runner: describeRunner(input.commandLine),
-        source: stampSource(input.file),
+        source: input.rows === undefined ? stampSource(input.file) : undefined,
       },
     };
     // Checked before the failed file is opened, so a refused run leaves both files as they were.
@@ -115,7 +118,8 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
     // Hashed beside the run (the sidecar gets it when it is known), not before its first request;
     // a resumed run hashes it first, to compare it with what the last run read.
     let sourceHash: Promise<string | undefined>;
-    if (input.resume && usable.exists && !usable.replacesValidate && !input.dryRun) {
+    if (input.rows !== undefined) sourceHash = Promise.resolve(undefined);
+    else if (input.resume && usable.exists && !usable.replacesValidate && !input.dryRun) {
       const check = await checkSource(input.file, input.results, usable.resumed?.source, { headerTest: headerTest(input.map), ...input.read }, dropColumn);
       const { changes } = check;
       if (changes !== undefined) {

@@ -4,10 +4,12 @@
  * rows stream through a bounded send window, and every row read gets exactly one outcome.
  */
 import { rmSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { InputError } from '../errors.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CcsError, InputError } from '../errors.js';
 import { injected } from '../infra/inject.js';
-import { type OnProgress, type ProgressReporter, progressReporter } from '../infra/progress-report.js';
+import { type OnProgress, type ProgressReporter, progressReporter, type ProgressSnapshot } from '../infra/progress-report.js';
 import type { LimitReport } from '../service/adaptive-limit.js';
 import type { ServiceClient } from '../service/client.js';
 import { accountForRun, RowLedger, type RunAccount } from './record/account.js';
@@ -18,10 +20,10 @@ import { KeySet } from './row/key-set.js';
 import type { DateFormat } from './row/normalize.js';
 import { type OpenPlan, planImport, type PlanInput } from './plan.js';
 import type { SourceChanges } from './record/source-changes.js';
-import type { RawRecord, ReadOptions, RowSource, SourceInfo } from './read/index.js';
+import { positionWord, type RawRecord, type ReadOptions, type RowSource, type RowsInput, type SourceInfo } from './read/index.js';
 import { Recorder, type Stop } from './record/recorder.js';
 import { metaPath } from './record/results-meta.js';
-import type { Outcome } from './record/results.js';
+import { OUTCOMES, type Outcome } from './record/results.js';
 import { createSender, type SendRow } from './send/sender.js';
 import { type Shard, shardOfKey, shardOfRow, shardResultsPath } from './send/shard.js';
 import { createSendWindow, type SendWindow, signedBacklog } from './send/send-window.js';
@@ -31,17 +33,33 @@ import { rowValidator } from './row/validate-row.js';
 import type { HeldSummary, ListingProgress } from './send/held-emails.js';
 import { type Matching, settleHeld, startMatching, stopFor } from './send/match.js';
 import type { LockHolder } from '../infra/lock.js';
+import { CallbackGuard } from '../infra/callbacks.js';
+import { type RunStopped, stopError } from './record/stop-error.js';
+import { type RowResult, rowResultOf } from './record/row-result.js';
 import type { Identity } from './row/identity.js';
 import { checkUnmapped, type LookalikeColumn } from './row/unmapped.js';
+import { type DateReading, settleDates } from './row/date-order.js';
+import { type LostLetters, watchLostLetters } from './row/lost-letters.js';
+import type { Language } from './fields.js';
 import { renderReport, writeReport } from '../report/write-report.js';
 import { type ReportTracker, trackReport } from '../report/track.js';
 
 export type { StopReason } from './record/recorder.js';
+export type { RunStopped } from './record/stop-error.js';
+export type { RowError, RowResult } from './record/row-result.js';
 export type { RunAccount } from './record/account.js';
 
 /** What to import and how; every field but `file` has a default (IMPORT_DEFAULTS). */
 export interface ImportSettings {
+  /** The input file: CSV, .xlsx, .ods or .xls. With `rows`, only the name messages and the results file give the rows. */
   file: string;
+  /**
+   * Rows from code instead of a file: plain objects (field → value, or your own column names with
+   * `map`) from an Iterable or AsyncIterable, pulled as the run sends (a database cursor streams
+   * through in flat memory). The first object's keys are the header; numbers, booleans and Dates
+   * become text (a Date at midnight UTC its day), undefined or null an empty cell.
+   */
+  rows?: RowsInput | undefined;
   dryRun?: boolean;
   /** Default `<file>.results.csv`. */
   results?: string;
@@ -98,13 +116,18 @@ export interface ImportClientsOptions extends ImportSettings {
   onProgress?: OnProgress | undefined;
   progressIntervalMs?: number | undefined;
   /** Called once the plan is settled, before any row is sent (validate prints it). */
-  onPlan?: (plan: ImportPlan) => void;
+  onPlan?: ((plan: ImportPlan) => void) | undefined;
   /** Called with the temp files of dead runs removed beside the results file. */
   onStaleTemps?: ((removed: string[]) => void) | undefined;
   /** Called for a lock file found beside an output that was not believed and was replaced (lock.ts). */
   onLockReplaced?: ((path: string, why: string) => void) | undefined;
   /** Called when the results file's lock was left by a dead run and taken over (for the log). */
   onLockTakenOver?: ((path: string, dead: LockHolder) => void) | undefined;
+  /**
+   * Called with each row's outcome as it is recorded (the same facts as its results line): a
+   * client id to write back, a row to fix. Called in the order rows finish, not their order.
+   */
+  onRow?: ((result: RowResult) => void) | undefined;
   /** Called (--resume) when the input changed since the results file's last run and the run goes on (rows only added, or accepted). */
   onSourceChanged?: ((changes: SourceChanges) => void) | undefined;
   /**
@@ -134,6 +157,10 @@ export interface ImportPlan {
   backup: string | undefined;
   /** An earlier run's review page at --report, kept under this dated name, marked as replaced. */
   retiredReport?: string | undefined;
+  /** Fields whose header only a language other than English reads: country ← "Land" (de). */
+  columnLanguages?: Partial<Record<Field, Language>>;
+  /** How dates not in ISO form are read, and why (row/date-order.ts). */
+  dates?: DateReading;
 }
 
 export interface ImportSummary {
@@ -162,6 +189,8 @@ export interface ImportSummary {
   unknownColumns: string[];
   /** As in the plan: a dry run's warning (an import stops before sending instead). */
   lookalikeColumns: LookalikeColumn[];
+  /** A single-byte file's rows with a `?` where the saving program lost a letter (row/lost-letters.ts). */
+  lostLetters?: LostLetters;
   stopped: Stop | undefined;
   /** The service's people as learned before the first row, when it was asked (held-emails.ts). */
   matching?: HeldSummary;
@@ -175,7 +204,70 @@ export interface ImportSummary {
   account?: RunAccount;
 }
 
-export async function importClients(options: ImportClientsOptions): Promise<ImportSummary> {
+/**
+ * Imports a file's rows (or rows from code): each row checked, normalized, keyed and sent once,
+ * its outcome written to the results file as it finishes. Resolves with the summary when every
+ * row has an outcome — some may be `failed` or `invalid` (see `counts`). Rejects when the run
+ * stopped part-way, with the typed error of the cause (`AuthError`, `ConnectionError`,
+ * `OutageError`, `InputError`, `StoppedError` for an abort, `maxErrors` or a gap) carrying
+ * `summary` and `resume` (isImportStop); rejects with a callback's own error when one threw.
+ * Whatever happens, the lock, the files and the threads are released before it settles.
+ */
+export async function importClients(input: ImportClientsInput): Promise<ImportSummary> {
+  const guard = new CallbackGuard();
+  const options: ImportClientsOptions = { ...input, file: input.file ?? 'rows' };
+  // Rows from code with no results file named: one of their own, private, gone when the run ends.
+  const scratch = input.rows !== undefined && input.results === undefined ? await mkdtemp(join(tmpdir(), 'ccs-bulk-rows-')) : undefined;
+  if (scratch !== undefined) options.results = join(scratch, 'results.csv');
+  let summary: ImportSummary;
+  try {
+    summary = await runImport(guardCallbacks(options, guard));
+  } catch (error) {
+    guard.rethrow();
+    throw error;
+  } finally {
+    if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
+  }
+  guard.rethrow();
+  const { stopped } = summary;
+  if (stopped !== undefined) throw stopError(stopped, summary, summary.results, options.signal?.reason);
+  return summary;
+}
+
+/**
+ * importClients' options: a `file`, or `rows` from code (then `file` only names them, default
+ * `rows`, and the results file is optional: without one the run keeps its own, removed at the end,
+ * and `onRow` is how its outcomes come out).
+ */
+export type ImportClientsInput = Omit<ImportClientsOptions, 'file' | 'rows'> &
+  ({ file: string; rows?: undefined } | { rows: RowsInput; file?: string | undefined });
+
+/** A stopped import's error: `summary` (what it did) and `resume` (how to continue it) attached. */
+export function isImportStop(error: unknown): error is CcsError & RunStopped<ImportSummary> {
+  return error instanceof CcsError && 'summary' in error && 'resume' in error;
+}
+
+/** The caller's callbacks, each called through the guard; its signal joined to the caller's. */
+function guardCallbacks(options: ImportClientsOptions, guard: CallbackGuard): ImportClientsOptions {
+  return {
+    ...options,
+    signal: guard.join(options.signal),
+    onProgress: guard.wrap(options.onProgress),
+    onPlan: guard.wrap(options.onPlan),
+    onStaleTemps: guard.wrap(options.onStaleTemps),
+    onLockReplaced: guard.wrap(options.onLockReplaced),
+    onLockTakenOver: guard.wrap(options.onLockTakenOver),
+    onSourceChanged: guard.wrap(options.onSourceChanged),
+    onListing: guard.wrap(options.onListing),
+    onRow: guard.wrap(options.onRow),
+  };
+}
+
+/**
+ * importClients for the CLI: resolves with the summary however the run ended (the command
+ * prints it and turns `stopped` into its exit code); its callbacks are its own.
+ */
+export async function runImport(options: ImportClientsOptions): Promise<ImportSummary> {
   const run = await startRun(options);
   let ended = false;
   try {
@@ -242,7 +334,8 @@ async function importRows(run: Run, signal: AbortSignal | undefined): Promise<vo
     sizeKeySet(run, batch.length);
     for (const raw of batch) {
       if (signal?.aborted) return recorder.interrupted();
-      const verdict = classifyRow(raw.values, raw.row, run.rules, raw.invalidBytes);
+      // Where a row is named in messages: its line (CSV) or worksheet row, as the person fixing it sees it.
+      const verdict = classifyRow(raw.values, raw.line, run.rules, raw.invalidBytes);
       if (run.shard && !inShard(run.shard, verdict, raw.row)) {
         ledger.read(raw.row, 'other_shard');
         run.otherShardRows++;
@@ -268,9 +361,9 @@ async function importRows(run: Run, signal: AbortSignal | undefined): Promise<vo
       }
       if (verdict.kind !== 'send') {
         if (verdict.kind === 'invalid') {
-          run.notes.invalid(raw.row, verdict.list);
-          run.report?.notes.invalid(raw.row, raw.values, verdict.list);
-        } else if (verdict.kind === 'duplicate') run.report?.notes.duplicate(raw.row, raw.values, verdict.firstRow);
+          run.notes.invalid(raw.row, raw.line, verdict.list);
+          run.report?.notes.invalid(raw.line, raw.values, verdict.list);
+        } else if (verdict.kind === 'duplicate') run.report?.notes.duplicate(raw.line, raw.values, verdict.firstRow);
         recorder.settle(raw, verdict);
         continue;
       }
@@ -323,6 +416,8 @@ interface Run {
   /** Who the people are, and the service's (match.ts). */
   matching: Matching;
   lookalikes: LookalikeColumn[];
+  /** A single-byte file's rows with a `?` where a letter was lost (row/lost-letters.ts). */
+  lostLetters?: LostLetters | undefined;
   /** Waits for the rows in flight, then closes the input and the output files (`beforeSort`: see results.ts). */
   close(beforeSort?: () => Promise<void>): Promise<void>;
 }
@@ -355,7 +450,7 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
     discardOutputs(options, results);
     throw error;
   }
-  const { source, validate, lookalikes, matching } = settled;
+  const { source, validate, lookalikes, matching, lostLetters } = settled;
   const run: Run = {
     started,
     source,
@@ -368,6 +463,8 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
       signal: options.signal,
       onRecord: () => run.progress.tick(),
       onFailed: (line) => run.report?.notes.failed(line),
+      where: positionWord(opened.source.info.format),
+      onLine: options.onRow && ((line) => options.onRow!(rowResultOf(line, opened.source.headers))),
     }),
     notes,
     progress: progressReporter(options.onProgress, () => snapshot(run, dryRun), options.progressIntervalMs),
@@ -382,6 +479,7 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
     resultsStart,
     readerDone: false,
     lookalikes,
+    lostLetters,
     async close(beforeSort) {
       await window.drain();
       run.report?.stop();
@@ -406,6 +504,7 @@ function planInput(options: ImportClientsOptions, results: string): PlanInput {
   const dryRun = options.dryRun === true;
   return {
     file: options.file,
+    rows: options.rows,
     results,
     failed: failedPathOf(options),
     report: reportPathOf(options),
@@ -439,12 +538,16 @@ interface SettledPlan {
   validate: ClassifyRules['validate'];
   lookalikes: LookalikeColumn[];
   matching: Matching;
+  lostLetters?: LostLetters | undefined;
 }
 
 /** The plan's checks on the open files, before any row: unmapped columns (rows read ahead), then the row rules. */
 async function settlePlan(opened: OpenPlan, options: ImportClientsOptions, results: string, notes: RunNotes): Promise<SettledPlan> {
   const unmapped = { ignoreColumns: options.ignoreColumns ?? [], refuse: options.dryRun !== true };
-  const { source, lookalikes } = await checkUnmapped(options.file, opened.source, opened.plan, unmapped);
+  const checked = await checkUnmapped(options.file, opened.source, opened.plan, unmapped);
+  const { lookalikes } = checked;
+  const dateFormat = options.dateFormat ?? IMPORT_DEFAULTS.dateFormat;
+  const { source, dates } = await settleDates(checked.source, opened.plan, dateFormat, positionWord(checked.source.info.format));
   options.onPlan?.({
     source: source.info,
     columns: opened.columns,
@@ -455,8 +558,10 @@ async function settlePlan(opened: OpenPlan, options: ImportClientsOptions, resul
     lookalikeColumns: lookalikes,
     backup: opened.backup,
     retiredReport: opened.retiredReport,
+    columnLanguages: opened.plan.languages,
+    dates,
   });
-  const validate = rowValidator(opened.plan, rowRules(options), notes);
+  const validate = rowValidator(opened.plan, { ...rowRules(options), dates }, notes);
   // Last: the listing of who the service holds is the plan's only request.
   const matching = await startMatching({
     identity: options.identity,
@@ -471,7 +576,8 @@ async function settlePlan(opened: OpenPlan, options: ImportClientsOptions, resul
     signal: options.signal,
     onListing: options.onListing,
   });
-  return { source, lookalikes, validate, matching };
+  const watched = watchLostLetters(source, opened.plan);
+  return { source: watched?.source ?? source, lookalikes, validate, matching, lostLetters: watched?.found };
 }
 
 /**
@@ -502,24 +608,29 @@ function rowRules(options: ImportSettings) {
   };
 }
 
-function snapshot(run: Run, dryRun: boolean) {
+function snapshot(run: Run, dryRun: boolean): ProgressSnapshot {
   const { counts } = run.recorder;
   const { sizeBytes } = run.source.info;
+  let finished = 0;
+  for (const outcome of OUTCOMES) finished += counts[outcome];
+  // A row of another shard is read, not finished here.
+  const read = run.rows - run.otherShardRows;
+  const total = run.readerDone ? read : undefined;
+  const readShare = sizeBytes > 0 ? run.source.bytesRead() / sizeBytes : undefined;
+  const fraction = total !== undefined ? (total === 0 ? 1 : finished / total) : readShare === undefined || read === 0 ? undefined : readShare * (finished / read);
+  const outcomes = dryRun ? VALIDATE_OUTCOMES : IMPORT_OUTCOMES;
   return {
-    done: run.rows,
-    fraction: sizeBytes > 0 ? run.source.bytesRead() / sizeBytes : undefined,
-    counters: dryRun
-      ? { valid: counts.valid, invalid: counts.invalid, duplicate: counts.duplicate }
-      : {
-          created: counts.created,
-          existing: counts.existing,
-          failed: counts.failed,
-          invalid: counts.invalid,
-          skipped: counts.skipped,
-          'in flight limit': run.window.limits().current,
-        },
+    done: finished,
+    total,
+    fraction,
+    counters: Object.fromEntries(outcomes.map((outcome) => [outcome, counts[outcome]])),
+    pace: dryRun ? undefined : { inFlight: run.window.inFlight(), limit: run.window.limits().current },
   };
 }
+
+/** The outcomes a snapshot counts: an import's, and a dry run's (`valid` for `created`; `existing` with --check-service). */
+const IMPORT_OUTCOMES = OUTCOMES.filter((outcome) => outcome !== 'valid');
+const VALIDATE_OUTCOMES = OUTCOMES.filter((outcome) => outcome !== 'created' && outcome !== 'failed' && outcome !== 'not_attempted');
 
 function summarize(run: Run, options: ImportClientsOptions): ImportSummary {
   const elapsedMs = Date.now() - run.started;
@@ -543,6 +654,7 @@ function summarize(run: Run, options: ImportClientsOptions): ImportSummary {
     columns: run.opened.columns,
     unknownColumns: run.opened.plan.unknown,
     lookalikeColumns: run.lookalikes,
+    ...(run.lostLetters !== undefined && run.lostLetters.count > 0 && { lostLetters: run.lostLetters }),
     stopped: run.recorder.stopped,
     ...(run.matching.listing && { matching: run.matching.listing }),
     changedRows: run.recorder.changedRows,

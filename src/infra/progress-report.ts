@@ -4,12 +4,21 @@
  */
 
 export interface ProgressSnapshot {
-  /** Rows (import) or clients (export) handled so far. */
+  /** Import: rows finished, whatever their outcome. Export: clients written. */
   done: number;
-  /** For an ETA: e.g. bytes read of the file size; undefined when unknown. */
+  /** Rows in all, once known (a file's rows once it has been read to its end; rows from code at their end). */
+  total?: number | undefined;
+  /**
+   * How far the run is, 0 to 1: rows finished of `total` when it is known, else estimated (the
+   * file's bytes read, times the share of the rows read that have finished). Undefined when unknown.
+   */
   fraction?: number | undefined;
-  /** Short counters, e.g. { created: 10, failed: 1 }. */
+  /** Import: rows finished by outcome, every outcome present (0 included). Export: clients written. */
   counters: Record<string, number>;
+  /** Import: requests on the wire now, and the limit on them (it adapts unless a concurrency was given). */
+  pace?: { inFlight: number; limit: number } | undefined;
+  /** Something about the run's pace the user can act on (a limit it cannot tell apart, say). */
+  note?: string | undefined;
 }
 
 export type OnProgress = (snapshot: ProgressSnapshot) => void;

@@ -140,7 +140,7 @@ export class ReportNotes {
     this.serviceErrors.add(code, () => {
       const column = line.errorParam === undefined ? undefined : this.#byField.get(line.errorParam);
       return {
-        row: line.row,
+        row: line.line ?? line.row,
         column: column === undefined ? '' : (this.plan.headers[column] ?? ''),
         value: column === undefined ? undefined : cut(line.values[column] ?? ''),
         message: cut(line.errorMessage ?? ''),

@@ -5,7 +5,7 @@
 import type { ReportNotes } from './collect.js';
 import { chartSvg } from './chart.js';
 import { count, esc, rowCell, table, value } from './html.js';
-import { marked, more, type ReportEnd } from './sections.js';
+import { marked, more, type ReportEnd, placeWord } from './sections.js';
 
 export function stopped(end: ReportEnd): string {
   if (end.stopped === undefined) return '';
@@ -33,7 +33,7 @@ export function serviceErrors(notes: ReportNotes): string {
     ]);
     return (
       `<section class="group" id="service-${esc(code)}"><h3><code>${esc(code)}</code> — ${count(group.total)} row${group.total === 1 ? '' : 's'}</h3>` +
-      `${table(['Row', 'HTTP', 'Column', 'Value', 'Message', 'Request id'], rows)}${more(group)}</section>`
+      `${table([placeWord(notes), 'HTTP', 'Column', 'Value', 'Message', 'Request id'], rows)}${more(group)}</section>`
     );
   });
   if (notes.serviceErrors.overflow > 0) parts.push(`<p class="more">and ${count(notes.serviceErrors.overflow)} rows with other codes</p>`);

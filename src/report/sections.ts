@@ -33,7 +33,7 @@ export function overview(notes: ReportNotes, end: ReportEnd): string {
   const { source, dryRun } = notes.plan;
   const facts: [string, string][] = [
     ['File', value(source.file)],
-    ['Format', esc(source.format === 'csv' ? 'CSV (text)' : `${source.format} spreadsheet`)],
+    ['Format', esc(source.format === 'csv' ? 'CSV (text)' : source.format === 'rows' ? 'rows from code' : `${source.format} spreadsheet`)],
   ];
   if (source.format === 'csv') {
     facts.push(['Encoding', esc(describeEncoding(source))]);
@@ -96,12 +96,12 @@ export function normalizations(list: readonly Normalization[]): string {
 export function problems(notes: ReportNotes, invalidRows: number): string {
   const groups = [...notes.problems.map].sort((a, b) => b[1].total - a[1].total);
   if (groups.length === 0) return '<section id="problems"><h2>Problems</h2><p>None: every row passed its checks.</p></section>';
-  const parts = groups.map(([code, group]) => problemGroup(code, group));
+  const parts = groups.map(([code, group]) => problemGroup(notes, code, group));
   if (notes.problems.overflow > 0) parts.push(`<p class="more">and ${count(notes.problems.overflow)} problems of other kinds</p>`);
   return `<section id="problems"><h2>Problems in ${count(invalidRows)} invalid rows</h2>${parts.join('\n')}</section>`;
 }
 
-function problemGroup(code: string, group: Group<ProblemRow>): string {
+function problemGroup(notes: ReportNotes, code: string, group: Group<ProblemRow>): string {
   const first = group.items[0];
   const fix = first === undefined ? undefined : fixOf(first.message);
   const rows = group.items.map((item) => {
@@ -111,7 +111,7 @@ function problemGroup(code: string, group: Group<ProblemRow>): string {
   return (
     `<section class="group" id="problem-${esc(code)}"><h3><code>${esc(code)}</code> — ${count(group.total)} row${group.total === 1 ? '' : 's'}</h3>` +
     (fix === undefined ? '' : `<p class="fix">Fix: ${esc(fix)}</p>`) +
-    table(['Row', 'Column', 'Value', 'Problem', 'Suggestion (not applied)'], rows) +
+    table([placeWord(notes), 'Column', 'Value', 'Problem', 'Suggestion (not applied)'], rows) +
     more(group) +
     '</section>'
   );
@@ -142,7 +142,7 @@ export function duplicates(notes: ReportNotes): string {
   return (
     `<section id="duplicates"><h2>Duplicates: ${count(notes.duplicateTotal)} row${notes.duplicateTotal === 1 ? '' : 's'}</h2>` +
     '<p>Each row below repeats an earlier row (the same idempotency key): it was not sent again.</p>' +
-    `${table(['First row', 'Repeated in rows', 'Name', 'E-mail', 'Repeats'], rows)}${rest}</section>`
+    `${table([`First ${placeWord(notes).toLowerCase()}`, `Repeated in ${placeWord(notes).toLowerCase()}s`, 'Name', 'E-mail', 'Repeats'], rows)}${rest}</section>`
   );
 }
 
@@ -152,4 +152,9 @@ export function countCell(n: number): string {
 
 export function formatSeconds(ms: number): string {
   return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+}
+
+/** Rows are named as the file shows them: a CSV's line, a worksheet's row. */
+export function placeWord(notes: ReportNotes): 'Line' | 'Row' {
+  return notes.plan.source.format === 'csv' ? 'Line' : 'Row';
 }

@@ -1,6 +1,7 @@
 /** The sandbox's defaults, shared by its flags (cli.ts) and the library (startSandbox). */
 import { SERVICE_DEFAULTS } from '../service/defaults.js';
 
+/** The sandbox's defaults, shared by the `sandbox` command's flags and startSandbox. */
 export const SANDBOX_DEFAULTS = {
   host: '127.0.0.1',
   /** The library's: a free port. */

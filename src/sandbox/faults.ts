@@ -9,6 +9,7 @@ import type { ErrorSpec } from './respond.js';
 
 const badOption = (message: string) => new UsageError(message, 'bad_option');
 
+/** The sandbox's latency and faults in force: set at start (SandboxOptions), changed while it runs (`setFaults`). */
 export interface FaultSettings {
   /** Added delay per request, ms. */
   latencyMs: number;
@@ -38,14 +39,19 @@ export interface FaultSettings {
 
 /** From `atMs` after the first request, every request waits `latencyMs` (until the next step). */
 export interface LatencyStep {
+  /** When the step starts, ms after the first request. */
   atMs: number;
+  /** The delay added to each request from then on, ms. */
   latencyMs: number;
 }
 
 /** From `atMs` for `forMs` every request fails: 503 from a gateway, or connections cut. */
 export interface OutageWindow {
+  /** When the outage starts, ms after the first request. */
   atMs: number;
+  /** How long it lasts, ms. */
   forMs: number;
+  /** `503`: a gateway answers 503; `drop`: connections are cut without an answer. */
   kind: '503' | 'drop';
 }
 

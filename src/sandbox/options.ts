@@ -13,8 +13,9 @@ import type { SandboxStore } from './store.js';
 
 const badOption = (message: string) => new UsageError(message, 'bad_option');
 
+/** How to start a sandbox: where it listens, its token and key, seeded clients, paging rules, and the faults it injects. */
 export interface SandboxOptions {
-  /** default '127.0.0.1'; on an address other machines reach, a given token must be strong (reach.ts) */
+  /** default '127.0.0.1'; on an address other machines reach, a given token must be strong */
   host?: string;
   /** default 0 (ephemeral) */
   port?: number;
@@ -36,14 +37,23 @@ export interface SandboxOptions {
   pageBase?: 0 | 1;
   /** default 100; a larger size is refused with 400 (param 'size') */
   maxPageSize?: number;
+  /** Delay added to every request, ms (default 0). */
   latencyMs?: number;
+  /** Uniform extra delay in [0, jitterMs) per request, ms. */
   jitterMs?: number;
+  /** Share of requests answered 500/502/503/504 before being handled, 0 to 1. */
   failRate?: number;
+  /** Share of requests answered 429 with Retry-After, 0 to 1. */
   throttleRate?: number;
+  /** Requests per second across all clients before 429s (token bucket); 0 (default): unlimited. */
   rateLimit?: number;
+  /** Seconds sent in Retry-After with a 429 (default 1; 0 allowed). */
   retryAfterSeconds?: number;
+  /** Share of requests whose connection is closed without an answer, 0 to 1. */
   dropRate?: number;
+  /** Share of requests whose connection is reset (ECONNRESET), 0 to 1. */
   resetRate?: number;
+  /** Requests answered normally before every one is refused as a revoked key (authFailStatus). */
   authFailAfter?: number;
   /** How authFailAfter refuses: 401 revoked key (default) or 403 IP not allowed. */
   authFailStatus?: 401 | 403;
@@ -54,7 +64,14 @@ export interface SandboxOptions {
    * `clientCertificate`: require a client certificate; one is issued from the same CA.
    * `clientCaPem`: also accept client certificates signed by this CA (implies required).
    */
-  tls?: boolean | { clientCertificate?: boolean; clientCaPem?: string };
+  tls?:
+    | boolean
+    | {
+        /** Require a client certificate; one is issued from the run's CA (`sandbox.tls.clientCertPem`). */
+        clientCertificate?: boolean;
+        /** Also accept client certificates signed by this CA (PEM); implies clientCertificate. */
+        clientCaPem?: string;
+      };
   /** A scheduled outage, counted from the first request: every request fails while it lasts. */
   outage?: OutageWindow;
   /** Latency steps over time, counted from the first request (replaces latencyMs). */
@@ -68,10 +85,16 @@ export interface SandboxTls {
   caPem: string;
   /** Issued when client certificates are required. */
   clientCertPem: string | undefined;
+  /** The issued client certificate's private key (PEM), with clientCertPem. */
   clientKeyPem: string | undefined;
+  /** Connections without a client certificate are refused. */
   requiresClientCertificate: boolean;
 }
 
+/**
+ * A running sandbox (startSandbox): its URL, token and key, its clients, its counters, and its faults to
+ * change while it runs; `close()` it when done.
+ */
 export interface Sandbox {
   /**
    * Where a client on this machine connects: e.g. http://127.0.0.1:54321 (a loopback address when
@@ -82,10 +105,13 @@ export interface Sandbox {
   listening: ListeningAddress;
   /** With `tls`: the CA and, for mutual TLS, the client certificate. */
   tls: SandboxTls | undefined;
+  /** The token it accepts (`Authorization: Bearer …`). */
   token: string;
+  /** The public key it verifies X-Signature with (SPKI PEM); undefined when signatures are not verified. */
   publicKeyPem: string | undefined;
   /** only when the sandbox generated the pair */
   privateKeyPem: string | undefined;
+  /** Its clients, in memory: seed them (`insert`, `insertMany`), read them, change a status. */
   store: SandboxStore;
   /** live counters */
   stats: SandboxStats;

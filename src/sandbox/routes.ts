@@ -10,15 +10,35 @@ import { CLIENT_STATUSES, type ClientStatus, CREDIT_STATUSES, type CreditStatus 
 import { clientJson, type SandboxStore } from './store.js';
 import type { checkCreateBody } from './validate.js';
 
+/** The sandbox's live counters since it started. */
 export interface SandboxStats {
+  /** Requests received, faults included. */
   requests: number;
   /** Of `requests`: GETs (List Clients, Get Client), the rest create. */
   reads: number;
+  /** Clients created (Create Client answered 201). */
   creates: number;
+  /** Create Client requests whose idempotency key was known with the same body: the client returned again. */
   replays: number;
+  /** Create Client requests whose idempotency key was known with another body: refused 409. */
   conflicts: number;
+  /** Answers by HTTP status. */
   byStatus: Record<number, number>;
-  faults: { fail: number; throttle: number; drop: number; reset: number; rateLimited: number; outage: number };
+  /** Requests answered by an injected fault, by kind. */
+  faults: {
+    /** Answered 500/502/503/504 (failRate). */
+    fail: number;
+    /** Answered 429 (throttleRate). */
+    throttle: number;
+    /** Connection closed without an answer (dropRate). */
+    drop: number;
+    /** Connection reset (resetRate). */
+    reset: number;
+    /** Answered 429 past rateLimit. */
+    rateLimited: number;
+    /** Failed during the scheduled outage. */
+    outage: number;
+  };
 }
 
 export function emptyStats(): SandboxStats {

@@ -18,6 +18,11 @@ import { seedClients } from './seed.js';
 import { SandboxStore } from './store.js';
 import { checkCreateBody } from './validate.js';
 
+/**
+ * Starts the Client Credit Service emulator on a loopback port (port 0 by default: one free), with its own
+ * token and, unless given a public key, a fresh RSA-4096 key pair. Resolves once it listens; `close()` stops
+ * it.
+ */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const resolved = resolveOptions(options);
   // Every option is checked before the slow part (RSA-4096 generation) starts.

@@ -9,54 +9,81 @@ import { randomBytes } from 'node:crypto';
 import type { ClientStatus, CreditStatus, Direction } from '../service/schemas.js';
 import { type CreateFields, sameFields } from './validate.js';
 
+/** A document on file for a client. */
 export interface SandboxDocument {
+  /** The document's name. */
   name: string | null;
+  /** The service's key for it. */
   key: string | null;
+  /** Its review status. */
   status: string | null;
+  /** Why it was refused, when it was. */
   reason: string | null;
 }
 
+/** A client's bank details. */
 export interface SandboxBankInformation {
+  /** IBAN. */
   iban: string | null;
+  /** Account number, where there is no IBAN. */
   account_number: string | null;
+  /** SWIFT/BIC code. */
   swift_code: string | null;
 }
 
 /** Client detail as the service sends it (docs/service.md#client-detail); nothing more goes on the wire. */
 export interface SandboxClient {
+  /** The service's id (`cli_` + 24 hex). */
   id: string;
+  /** The client's (company's) name. */
   name: string;
+  /** Review status: pending_review (a new client), pending_documents, document_review, rejected, approved. */
   status: ClientStatus;
+  /** active or inactive (a new client: inactive). */
   credit_status: CreditStatus;
+  /** When it was created (ISO instant with milliseconds): the listing's order and bounds. */
   created_at: string;
+  /** Contact e-mail address. */
   email: string;
+  /** ISO 3166-1 alpha-2 country code. */
   country: string;
+  /** Postal address. */
   address: string;
+  /** ISO 4217 currency code, when given. */
   currency: string | null;
+  /** Bank details (empty for a new client). */
   bank_information: SandboxBankInformation;
+  /** Documents on file (none for a new client). */
   documents: SandboxDocument[];
 }
 
 /** What `insert` takes: anything left out gets the value a fresh Create Client would give it. */
 export type ClientInput = Partial<Omit<SandboxClient, 'bank_information' | 'created_at'>> & {
+  /** Bank details; those left out are null. */
   bank_information?: Partial<SandboxBankInformation>;
   /** Any Date-parsable value; normalized to ISO with milliseconds. Default: now. */
   created_at?: string | Date;
 };
 
+/** A List Clients filter, parsed: null means no filter. */
 export interface ListFilter {
+  /** Statuses let through. */
   statuses: ReadonlySet<string> | null;
+  /** Credit statuses let through. */
   creditStatuses: ReadonlySet<string> | null;
   /** inclusive bounds, ms since epoch */
   fromMs: number | null;
+  /** Inclusive upper bound, ms since epoch. */
   toMs: number | null;
 }
 
 /** A stored client with its sort time and its JSON, serialized on first use. */
 export interface StoredClient {
+  /** created_at in ms since epoch: the sort key. */
   readonly ms: number;
   /** Replaced (never mutated) by setStatus, the one change a stored client may see. */
   client: SandboxClient;
+  /** The client serialized, once asked for; cleared when the client is replaced. */
   json: string | undefined;
 }
 
@@ -65,7 +92,16 @@ export function clientJson(stored: StoredClient): string {
   return stored.json;
 }
 
-export type CreateOutcome = { kind: 'created' | 'replayed' | 'conflict'; stored: StoredClient };
+/**
+ * What a Create Client did with its idempotency key: created, replayed (same key, same body) or conflict
+ * (same key, another body).
+ */
+export type CreateOutcome = {
+  /** created: a new client; replayed: the key's client again (same body); conflict: the key with another body. */
+  kind: 'created' | 'replayed' | 'conflict';
+  /** The client made now or by the key's first request. */
+  stored: StoredClient;
+};
 
 type Entry = StoredClient;
 
@@ -103,6 +139,7 @@ export class SandboxStore {
     return this.#version;
   }
 
+  /** Clients held. */
   get size(): number {
     return this.#entries.length;
   }
@@ -112,6 +149,7 @@ export class SandboxStore {
     return this.#entries.map((entry) => entry.client);
   }
 
+  /** The client with this id, or undefined. */
   get(id: string): SandboxClient | undefined {
     return this.#byId.get(id)?.client;
   }
@@ -121,6 +159,7 @@ export class SandboxStore {
     return this.#byId.get(id);
   }
 
+  /** The client a Create Client with this idempotency key made, or undefined. */
   byIdempotencyKey(key: string): SandboxClient | undefined {
     return this.#byKey.get(key)?.stored.client;
   }
@@ -170,7 +209,15 @@ export class SandboxStore {
    * publishes no such operation): the client's status and/or credit status change in place,
    * keeping its id and created_at. Undefined for an unknown id.
    */
-  setStatus(id: string, change: { status?: ClientStatus; credit_status?: CreditStatus }): SandboxClient | undefined {
+  setStatus(
+    id: string,
+    change: {
+      /** The new review status. */
+      status?: ClientStatus;
+      /** The new credit status. */
+      credit_status?: CreditStatus;
+    },
+  ): SandboxClient | undefined {
     const entry = this.#byId.get(id);
     if (!entry) return undefined;
     entry.client = Object.freeze({ ...entry.client, ...change });

@@ -9,6 +9,7 @@
  * stopped — down for longer than the outage timeout: the run ends (absorbing).
  */
 
+/** When the outage breaker opens, how it probes, and how long a service may be down before the run stops. */
 export interface BreakerPolicy {
   /** Failures in a row, with no answer between them, that open the breaker. */
   failureThreshold: number;
@@ -20,6 +21,10 @@ export interface BreakerPolicy {
   outageTimeoutMs: number;
 }
 
+/**
+ * The outage breaker's defaults: open after 5 failures in a row, probe after 1 s doubling up to 15 s, stop
+ * after 10 minutes down.
+ */
 export const DEFAULT_BREAKER: BreakerPolicy = {
   failureThreshold: 5,
   firstProbeMs: 1000,
@@ -27,21 +32,69 @@ export const DEFAULT_BREAKER: BreakerPolicy = {
   outageTimeoutMs: 600_000,
 };
 
+/** Where the breaker is: closed (requests go), open (waiting to probe), probing (one probe out), stopped (down too long). */
 export type BreakerState =
-  | { kind: 'closed'; streak: number }
-  | { kind: 'open'; since: number; probes: number; probeAt: number }
-  | { kind: 'probing'; since: number; probes: number }
-  | { kind: 'stopped'; since: number; at: number };
+  | {
+      /** Requests go. */
+      kind: 'closed';
+      /** Failures in a row so far, with no answer between them. */
+      streak: number;
+    }
+  | {
+      /** The service looks down: nothing goes until the probe. */
+      kind: 'open';
+      /** When it opened, ms since the epoch. */
+      since: number;
+      /** Probes sent so far. */
+      probes: number;
+      /** When the next probe is due, ms since the epoch. */
+      probeAt: number;
+    }
+  | {
+      /** One probe is on the wire. */
+      kind: 'probing';
+      /** When it opened, ms since the epoch. */
+      since: number;
+      /** Probes sent so far, this one included. */
+      probes: number;
+    }
+  | {
+      /** Down longer than the outage timeout: the run ends. */
+      kind: 'stopped';
+      /** When it opened, ms since the epoch. */
+      since: number;
+      /** When it stopped, ms since the epoch. */
+      at: number;
+    };
 
+/** What moves the breaker: an answer, a failure, a probe sent, a probe failed. */
 export type BreakerEvent =
-  /** The service answered something other than an outage (any status but 500/502/503/504). */
-  | { type: 'answer' }
-  /** A request met a network error or a 500/502/503/504. `random` in [0, 1) jitters the first probe. */
-  | { type: 'failure'; now: number; random: number }
-  /** The probe time came and a probe went out. */
-  | { type: 'probe'; now: number }
-  /** The probe met an outage failure. */
-  | { type: 'probeFailed'; now: number; random: number };
+  | {
+      /** The service answered something other than an outage (any status but 500/502/503/504). */
+      type: 'answer';
+    }
+  | {
+      /** A request met a network error or a 500/502/503/504. */
+      type: 'failure';
+      /** The clock, ms since the epoch. */
+      now: number;
+      /** In [0, 1): jitters the first probe. */
+      random: number;
+    }
+  | {
+      /** The probe time came and a probe went out. */
+      type: 'probe';
+      /** The clock, ms since the epoch. */
+      now: number;
+    }
+  | {
+      /** The probe met an outage failure. */
+      type: 'probeFailed';
+      /** The clock, ms since the epoch. */
+      now: number;
+      /** In [0, 1): jitters the next probe. */
+      random: number;
+    };
 
 export const CLOSED: BreakerState = { kind: 'closed', streak: 0 };
 
@@ -54,6 +107,7 @@ export function probeDelay(probes: number, policy: BreakerPolicy, random: number
   return Math.round(ceiling / 2 + (random * ceiling) / 2);
 }
 
+/** The breaker's next state after `event`, pure: no timers, no I/O. */
 export function breakerStep(state: BreakerState, event: BreakerEvent, policy: BreakerPolicy): BreakerState {
   if (state.kind === 'stopped') return state;
   switch (event.type) {

@@ -34,22 +34,41 @@ export const DEFAULT_TIMEOUTS: Timeouts = {
   bodyMs: SERVICE_DEFAULTS.timeoutMs,
 };
 
+/**
+ * How to reach the Client Credit Service: where, with which token and signing key, over which transport, with
+ * what retries and outage breaker.
+ */
 export interface ServiceClientOptions {
+  /**
+   * The service's root, `https://ccs.example.com` or a gateway's `https://gw.example.com/ccs` (request paths
+   * add `/v1/…`); plain http:// only to a loopback host such as the sandbox.
+   */
   baseUrl: string;
+  /** The API token, sent as `Authorization: Bearer …`; never logged. */
   token: string;
   /** Needed for createClient only. */
   signer?: Signer | undefined;
-  /** Injected transport; when absent one is made (dispatcher.ts) for `network` and owned. */
+  /** Injected transport (an undici Dispatcher); when absent one is made for `network`, owned and closed by `close()`. */
   dispatcher?: Dispatcher | undefined;
   /** Proxy and TLS settings for the transport this client makes. */
   network?: NetworkSettings | undefined;
+  /** Keep-alive connections the transport this client makes may open (default 8, SERVICE_DEFAULTS.connections). */
   connections?: number | undefined;
+  /**
+   * Per-attempt limits in ms: to connect, for the response headers, for the body; a timed-out attempt is
+   * retried like a network error.
+   */
   timeouts?: Partial<Timeouts> | undefined;
+  /**
+   * Retry policy for 429s, 5xx and network errors (DEFAULT_RETRY: attempts and delays); POSTs are retried
+   * with the same bytes and idempotency key.
+   */
   retry?: Partial<RetryPolicy> | undefined;
   /** Wire name of the application date (--application-date-field). */
   applicationDateField?: string | undefined;
   /** Aborting stops waiting for retries; a request already on the wire finishes. */
   signal?: AbortSignal | undefined;
+  /** Called before each retry's wait, with the attempt, the delay and why. */
   onRetry?: ((event: RetryEvent) => void) | undefined;
   /** Called after every attempt that reached the wire, success or not. */
   onAttempt?: ((event: AttemptEvent) => void) | undefined;
@@ -58,16 +77,24 @@ export interface ServiceClientOptions {
    * until it is back or down for outageTimeoutMs (then OutageError). false turns it off.
    */
   breaker?: Partial<BreakerPolicy> | false | undefined;
+  /** The outage breaker's transitions (paused, a probe failed, resumed, stopped), as they happen. */
   onOutage?: ((event: OutageEvent) => void) | undefined;
+  /** The source of jitter for retry and probe delays, in [0, 1); Math.random by default (tests fix it). */
   random?: (() => number) | undefined;
 }
 
 /** A Create Client request serialized and signed, ready to send (and re-send) as is. */
 export interface PreparedCreate {
+  /** The body exactly as it is sent and was signed. */
   readonly bytes: Buffer;
+  /** The X-Signature header value: base64 of the signature over `bytes`. */
   readonly signature: string;
 }
 
+/**
+ * A client of the Client Credit Service (createServiceClient): typed requests with retries, signing, the
+ * outage breaker and a keep-alive pool; `close()` it when done.
+ */
 export interface ServiceClient {
   /** The base URL requests go to (origin and path prefix), as results files record it. */
   readonly baseUrl: string;
@@ -76,6 +103,10 @@ export interface ServiceClient {
    * never share what is learned of the clients they see (the held e-mails).
    */
   readonly account?: string | undefined;
+  /**
+   * Create Client: signs and posts the body, retrying with the same bytes and idempotency key; resolves with
+   * the client created or replayed, rejects with a typed error.
+   */
   createClient(body: CreateClientBody, context?: RequestContext): Promise<Reply<Client>>;
   /**
    * createClient in two steps, so a caller can sign bodies ahead while others are on the
@@ -83,6 +114,7 @@ export interface ServiceClient {
    * sendCreate posts, with retries.
    */
   prepareCreate(body: CreateClientBody): Promise<PreparedCreate>;
+  /** Posts a prepared body (prepareCreate), with retries: the same bytes and signature on every attempt. */
   sendCreate(prepared: PreparedCreate, context?: RequestContext): Promise<Reply<Client>>;
   /** `context.slot`: the export's wire slot for this page, lent while the request waits. */
   listClients(query: ListClientsQuery, context?: RequestContext): Promise<Reply<ListPage>>;
@@ -90,6 +122,7 @@ export interface ServiceClient {
   watchAnswers(listener: (answer: Answer) => void): () => void;
   /** The outage gate's transitions (paused, resumed…), until the returned function is called. */
   watchOutage(listener: (event: OutageEvent) => void): () => void;
+  /** Get Client: one client's detail by id. */
   getClient(id: string): Promise<Reply<Client>>;
   /** Closes the pool if this client made it. */
   close(): Promise<void>;
@@ -135,6 +168,10 @@ export function listQueryString(query: ListClientsQuery): string {
   return text === '' ? '' : `?${text}`;
 }
 
+/**
+ * Makes a client of the Client Credit Service. Nothing is sent until a method is called; an invalid `baseUrl`
+ * is refused at once (UsageError `bad_base_url` or `insecure_base_url`).
+ */
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
   const outageListeners = new Set<(event: OutageEvent) => void>();
   const wire = openWire(options, outageListeners);

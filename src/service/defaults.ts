@@ -3,6 +3,7 @@
  * createServiceClient. No imports with a cost: cli.ts loads this for `--help`.
  */
 
+/** The service client's defaults: connections, timeouts, retries, the outage timeout, the signature scheme. */
 export const SERVICE_DEFAULTS = {
   /** Keep-alive connections; also the import's requests in flight. */
   connections: 8,

@@ -19,26 +19,33 @@ import { redactUrlValue } from './url.js';
 let loaded: typeof Undici | undefined;
 const undici = (): typeof Undici => (loaded ??= createRequire(import.meta.url)('undici') as typeof Undici);
 
+/** TLS for the connection to the service: extra CAs, and a client certificate for mutual TLS. */
 export interface TlsSettings {
   /** Extra trusted CAs (PEM), added to Node's own roots, never replacing them. */
   ca?: string | undefined;
   /** Client certificate and key (PEM) for services that require mutual TLS. */
   cert?: string | undefined;
+  /** The client certificate's private key (PEM), with `cert`. */
   key?: string | undefined;
 }
 
-/** The proxy environment, read once by the caller (options.ts), in undici's precedence. */
+/** The proxy environment, read once by the caller (the command reads the process's), in undici's precedence. */
 export interface ProxyEnv {
+  /** HTTP_PROXY: the proxy for http:// URLs (and https:// when HTTPS_PROXY is unset). */
   httpProxy?: string | undefined;
+  /** HTTPS_PROXY: the proxy for https:// URLs. */
   httpsProxy?: string | undefined;
+  /** NO_PROXY: hosts reached directly, comma-separated (`.example.com`, `10.0.0.0/8`, `*`). */
   noProxy?: string | undefined;
 }
 
+/** Proxy and TLS settings for the transport a service client makes. */
 export interface NetworkSettings {
   /** --proxy / CCS_PROXY: every request goes through it, whatever NO_PROXY says. */
   proxy?: string | undefined;
   /** HTTPS_PROXY, HTTP_PROXY, NO_PROXY (either case). */
   env?: ProxyEnv | undefined;
+  /** Extra CAs and a client certificate. */
   tls?: TlsSettings | undefined;
 }
 

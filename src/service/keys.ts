@@ -5,6 +5,7 @@ import { printable } from '../infra/printable.js';
 import { REQUIRED_MODULUS_BITS } from './signing.js';
 
 export interface LoadedKey {
+  /** The private key, parsed once: pass it to createSigner. */
   key: KeyObject;
   /** Things the user should fix but that do not stop the run (a key readable by others). */
   warnings: string[];

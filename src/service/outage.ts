@@ -6,11 +6,40 @@
 import { OutageError } from '../errors.js';
 import { type BreakerPolicy, type BreakerState, breakerStep, CLOSED } from './breaker.js';
 
+/** The outage breaker's transitions, as `onOutage` and `watchOutage` report them. */
 export type OutageEvent =
-  | { type: 'paused'; reason: string; probeInMs: number }
-  | { type: 'probeFailed'; downForMs: number; probeInMs: number; reason: string }
-  | { type: 'resumed'; downForMs: number }
-  | { type: 'stopped'; downForMs: number; reason: string };
+  | {
+      /** The service looks down: every request waits for a probe. */
+      type: 'paused';
+      /** The last failure, in words (`503`, `ECONNREFUSED`…). */
+      reason: string;
+      /** Time until the first probe, ms. */
+      probeInMs: number;
+    }
+  | {
+      /** A probe met the outage again. */
+      type: 'probeFailed';
+      /** Time since the service went down, ms. */
+      downForMs: number;
+      /** Time until the next probe, ms. */
+      probeInMs: number;
+      /** The probe's failure, in words. */
+      reason: string;
+    }
+  | {
+      /** A probe got through: waiting requests go again. */
+      type: 'resumed';
+      /** How long the service was down, ms. */
+      downForMs: number;
+    }
+  | {
+      /** Down past `breaker.outageTimeoutMs`: the run stops with an OutageError. */
+      type: 'stopped';
+      /** How long the service was down, ms. */
+      downForMs: number;
+      /** The last failure, in words. */
+      reason: string;
+    };
 
 export interface OutageGateOptions {
   policy: BreakerPolicy;

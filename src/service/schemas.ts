@@ -20,12 +20,22 @@ export type Direction = (typeof DIRECTIONS)[number];
 
 /** The Create Client body, in the order it is serialized (the order is part of the signed bytes). */
 export interface CreateClientBody {
+  /** The client's (company's) name. */
   name: string;
+  /**
+   * A key unique to this client: a retry or a rerun with the same key returns the client created the first
+   * time instead of a second one.
+   */
   idempotency_key: string;
+  /** Contact e-mail address. */
   email: string;
+  /** ISO 3166-1 alpha-2 country code (`DE`). */
   country: string;
+  /** Postal address, lines separated by newlines. */
   address: string;
+  /** ISO 4217 currency code (`EUR`). */
   currency?: string;
+  /** The liquidity type the service files the client under (the import's default: `chain`). */
   liquidity_type?: string;
   /** The application date, ISO YYYY-MM-DD; its wire name is configurable (--application-date-field). */
   application_date?: string;
@@ -38,18 +48,57 @@ function nullishText<const K extends string>(...names: K[]): Record<K, NullishTe
   return Object.fromEntries(names.map((name) => [name, z.string().nullish()])) as Record<K, NullishText>;
 }
 
-export const documentSchema = z.object(nullishText('name', 'key', 'status', 'reason'));
+// Fields spelled out, not made by nullishText: each carries the doc comment an editor shows.
+export const documentSchema = z.object({
+  /** The document's name. */
+  name: z.string().nullish(),
+  /** The service's key for it. */
+  key: z.string().nullish(),
+  /** Its review status. */
+  status: z.string().nullish(),
+  /** Why it was refused, when it was. */
+  reason: z.string().nullish(),
+});
 
-export const bankInformationSchema = z.object(nullishText('iban', 'account_number', 'swift_code'));
+export const bankInformationSchema = z.object({
+  /** IBAN. */
+  iban: z.string().nullish(),
+  /** Account number, where there is no IBAN. */
+  account_number: z.string().nullish(),
+  /** SWIFT/BIC code. */
+  swift_code: z.string().nullish(),
+});
 
 /** Client detail. Unknown fields are kept: the service may grow, the exporter may want them. */
 export const clientSchema = z.looseObject({
   // A client without an id cannot be recorded as created.
+  /** The service's id for the client (`cli_…`). */
   id: z.string().min(1),
-  ...nullishText('name', 'status', 'credit_status', 'created_at', 'email', 'country', 'address', 'currency'),
+  /** The client's (company's) name. */
+  name: z.string().nullish(),
+  /** Review status: pending_review, pending_documents, document_review, rejected or approved. */
+  status: z.string().nullish(),
+  /** Credit status: active or inactive. */
+  credit_status: z.string().nullish(),
+  /** When the client was created (ISO instant): the listing's order and bounds. */
+  created_at: z.string().nullish(),
+  /** Contact e-mail address. */
+  email: z.string().nullish(),
+  /** ISO 3166-1 alpha-2 country code. */
+  country: z.string().nullish(),
+  /** Postal address, lines separated by newlines. */
+  address: z.string().nullish(),
+  /** ISO 4217 currency code. */
+  currency: z.string().nullish(),
+  /** Bank details, when the service has them. */
   bank_information: bankInformationSchema.nullish(),
+  /** Documents on file. */
   documents: z.array(documentSchema).nullish(),
 });
+/**
+ * A client as the service returns it (Client detail): every field but `id` may be missing or
+ * null, and fields the service adds are kept.
+ */
 export type Client = z.infer<typeof clientSchema>;
 
 /** `timestamp` is a number in Create Client and a string in List Clients: accept both. */
@@ -61,9 +110,13 @@ export const envelopeSchema = <T extends z.ZodType>(data: T) =>
   });
 
 export const listPageSchema = z.object({
+  /** The page's number, as the service counts (from 0 or 1). */
   page: z.coerce.number().int(),
+  /** The page size the service applied. */
   size: z.coerce.number().int(),
+  /** The order by created_at, as the service echoes it. */
   direction: z.string().optional(),
+  /** The page's clients; fewer than `size` (or none) on the last page. */
   clients: z.array(clientSchema),
 });
 export type ListPage = z.infer<typeof listPageSchema>;
@@ -75,14 +128,20 @@ export const errorBodySchema = z.object({
   }),
 });
 
+/** List Clients' query: filters, page and order, as the service takes them. */
 export interface ListClientsQuery {
+  /** Only clients in one of these statuses. */
   status?: readonly ClientStatus[];
+  /** Only clients with one of these credit statuses. */
   credit_status?: readonly CreditStatus[];
   /** ISO 8601 */
   'created_at.from'?: string;
   /** ISO 8601 */
   'created_at.to'?: string;
+  /** The page asked for; the first is 0 or 1, depending on the service. */
   page?: number;
+  /** Clients per page. */
   size?: number;
+  /** Order by created_at: asc (oldest first) or desc. */
   direction?: Direction;
 }

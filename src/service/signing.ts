@@ -9,8 +9,11 @@ import { SERVICE_DEFAULTS } from './defaults.js';
 export type SignatureHash = 'sha256' | 'sha512';
 export type SignaturePadding = 'pkcs1' | 'pss';
 
+/** How X-Signature is made: the hash and the RSA padding the service expects (default sha256 with PKCS#1 v1.5). */
 export interface SignatureScheme {
+  /** The digest signed: sha256 (default) or sha512. */
   hash: SignatureHash;
+  /** RSA padding: pkcs1 (PKCS#1 v1.5, default) or pss. */
   padding: SignaturePadding;
 }
 
@@ -19,9 +22,11 @@ export const DEFAULT_SCHEME: SignatureScheme = SERVICE_DEFAULTS.scheme;
 /** The service accepts only RSA-4096 keys. */
 export const REQUIRED_MODULUS_BITS = 4096;
 
+/** Signs request bodies for X-Signature (createSigner); signing runs in Node's thread pool. */
 export interface Signer {
   /** base64 signature of exactly these bytes */
   sign(body: Uint8Array): Promise<string>;
+  /** The hash and padding this signer uses. */
   readonly scheme: SignatureScheme;
 }
 
@@ -65,7 +70,9 @@ export function verifySignature(
 const generateKeyPairAsync = promisify(generateKeyPair);
 
 export interface PemKeyPair {
+  /** The private key, PKCS#8 PEM (`BEGIN PRIVATE KEY`): keep it secret. */
   privateKeyPem: string;
+  /** The public key, SPKI PEM (`BEGIN PUBLIC KEY`): what the service is given. */
   publicKeyPem: string;
 }
 

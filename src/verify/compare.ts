@@ -45,9 +45,11 @@ export interface CompareContext {
 
 /** One source's account. */
 export interface SourceTally {
+  /** Data rows in the source. */
   rows: number;
   /** On the service once, every compared field equal. */
   proven: number;
+  /** Rows not on the service for a recorded reason: existing, invalid, failed, duplicate. */
   accounted: Record<Accounted, number>;
   /** Results lines for rows the source does not have. */
   strayLines: number;

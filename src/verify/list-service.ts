@@ -27,14 +27,21 @@ export interface ListingOptions {
 
 /** What the evidence says of the listing. */
 export interface ListingFacts {
+  /** Inclusive lower bound sent (ISO instant); null: none. */
   createdFrom: string | null;
+  /** Inclusive upper bound sent (ISO instant). */
   createdTo: string;
   /** The upper bound was the run's start, not a flag. */
   toIsRunStart: boolean;
+  /** Clients listed, repeats dropped. */
   clients: number;
+  /** Pages read. */
   pages: number;
+  /** Requests sent, retries included. */
   requests: number;
+  /** The first page's number as the service counts (0 or 1); null: no page read. */
   pageBase: 0 | 1 | null;
+  /** Clients per page asked for. */
   pageSize: number;
   /** Repeats the pager dropped (the listing shifted between pages). */
   repeatsDropped: number;

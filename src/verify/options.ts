@@ -39,20 +39,29 @@ export interface VerifyFlags extends RunFlags {
 
 /** What verifyMigration runs with (the command adds the service). */
 export interface VerifySettings {
+  /** The input files the import read (CSV or workbooks). */
   sources: string[];
   /** Results files named with --results; absent: each source's own, found beside it. */
   results: string[] | undefined;
+  /** How to read the sources, as the import read them (encoding, delimiter, sheet…). */
   read: ReadOptions;
+  /** The import's column mapping: field → header. */
   map: Partial<Record<Field, string>>;
+  /** How the import read ambiguous dates. */
   dateFormat: DateFormat;
+  /** The liquidity type the import sent. */
   liquidityType: string;
+  /** How the import told people apart (by e-mail, by a column, or not at all). */
   identity: Identity;
   /** Inclusive bounds of the listing, ISO instants; `createdTo` absent = the run's start. */
   createdFrom: string | undefined;
+  /** Inclusive upper bound of the listing (ISO instant); absent: the run's start. */
   createdTo: string | undefined;
+  /** Clients per page asked of the service. */
   pageSize: number;
   /** The evidence JSON; its `.html` summary and `.sha256` go beside it. */
   evidence: string | undefined;
+  /** Replace existing evidence files (default: refuse them). */
   overwrite: boolean;
 }
 

@@ -21,21 +21,27 @@ export const KIND_MEANING: Record<ProblemKind, string> = {
 
 /** One problem, as the evidence file writes it (snake_case, absent fields left out). */
 export interface Problem {
+  /** twice (on the service more than once), missing, changed (a field differs), unexplained (a client no row accounts for). */
   kind: ProblemKind;
   /** The source file and its row (1-based among the data rows, as import numbers them). */
   source?: string;
+  /** The row's number, 1-based among the data rows. */
   row?: number;
   /** The row's physical line (CSV) or sheet row. */
   line?: number;
   /** The results file whose line is in question. */
   results_file?: string;
+  /** The client in question. */
   client_id?: string;
   /** Other clients of the same person, when the listing named them. */
   other_client_ids?: string[];
+  /** The field that differs (changed). */
   field?: string;
   /** The service's value, normalized as compared (null: the service sent none; absent: not fetched). */
   service_value?: string | null;
+  /** The source's value, normalized as compared. */
   source_value?: string;
+  /** What is wrong, in a sentence. */
   message: string;
 }
 

@@ -9,66 +9,103 @@ import type { Problem, ProblemKind, ProblemLog } from './problems.js';
 import type { ResultsFacts } from './results-files.js';
 import type { ServicePrints } from './service-prints.js';
 
+/** A source file as it was read: where, how big, its hash, how it was read, and its tally. */
 export interface SourceFacts {
+  /** The file's path. */
   path: string;
+  /** Its size, bytes. */
   size: number;
+  /** Its modification time (ISO instant). */
   mtime: string;
+  /** SHA-256 of its bytes (hex). */
   sha256: string | undefined;
+  /** csv, xlsx, xls or ods. */
   format: string;
+  /** The text encoding it was read in. */
   encoding: string;
+  /** The CSV delimiter it was read with. */
   delimiter: string;
+  /** The sheet read, for a workbook. */
   sheet: string | undefined;
   /** The header's line (CSV) or sheet row. */
   headerLine: number;
   /** The header row as read. */
   headers: string[];
+  /** The results files that account for its rows. */
   results: string[];
+  /** Its rows: proven, accounted for, with problems. */
   tally: SourceTally;
 }
 
+/** The verification's totals over every source. */
 export interface VerifyCounts {
+  /** Data rows in the sources. */
   rows: number;
+  /** Rows on the service once, every compared field equal. */
   proven: number;
+  /** Rows not on the service for a recorded reason: existing, invalid, failed, duplicate. */
   accounted: Record<(typeof ACCOUNTED)[number], number>;
+  /** Rows with at least one problem. */
   rowsWithProblems: number;
+  /** Results lines for rows the sources do not have. */
   strayLines: number;
+  /** Problems by kind: twice, missing, changed, unexplained. */
   problems: Record<ProblemKind, number>;
+  /** Problems found, all kinds. */
   problemsTotal: number;
+  /** Clients the service listed within the bounds. */
   clientsListed: number;
   /** Clients the results files name (created or matched); of them, listed. */
   clientsClaimed: number;
+  /** Of clientsClaimed: those the listing holds. */
   clientsClaimedListed: number;
   /** Created rows whose body hash (the trail's) was compared; those with none recorded (an import before trails). */
   bodiesChecked: number;
+  /** Created rows with no body hash recorded (an import before trails): compared by fields only. */
   bodiesUnrecorded: number;
 }
 
+/** The evidence files written. */
 export interface EvidenceWritten {
+  /** The evidence JSON's path: every problem, with the facts around them. */
   json: string;
+  /** SHA-256 of the JSON (hex). */
   sha256: string;
+  /** The HTML summary's path. */
   summary: string;
+  /** SHA-256 of the HTML summary (hex). */
   summarySha256: string;
+  /** The `.sha256` file's path (`sha256sum -c` checks both). */
   checksum: string;
 }
 
+/** What a verification found, as data; the evidence file is its JSON, with every problem. */
 export interface VerifyReport {
   /** Every row proven, no other client: exit 0. */
   proven: boolean;
+  /** When the run started (ISO instant). */
   startedAt: string;
+  /** When it finished (ISO instant). */
   finishedAt: string;
+  /** The ccs-bulk version that verified. */
   toolVersion: string | undefined;
   /** The service as named in the evidence: its base URL (credentials removed) or the in-process sandbox. */
   service: string;
+  /** How the service was listed: bounds, pages, requests. */
   listing: ListingFacts;
   /** How the sources were read (the import's reading settings). */
   reading: Record<string, unknown>;
+  /** Each source file, as read. */
   sources: SourceFacts[];
+  /** Each results file, as read. */
   results: Omit<ResultsFacts, 'readPath'>[];
+  /** The totals. */
   counts: VerifyCounts;
   /** Facts worth an auditor's eye that are not problems by themselves (a source changed since its import…). */
   notes: string[];
-  /** The first problems (problems.ts FIRST_KEPT); the evidence file has them all. */
+  /** The first problems (up to 1000); the evidence file has them all. */
   firstProblems: Problem[];
+  /** The evidence files, when `evidence` was given. */
   evidence: EvidenceWritten | undefined;
 }
 

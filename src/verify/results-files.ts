@@ -31,10 +31,15 @@ const [ROW, OUTCOME, CLIENT_ID, KEY, ERROR_CODE, ERROR_MESSAGE] = [
 
 /** What the evidence says of one results file. */
 export interface ResultsFacts {
+  /** The file's path. */
   path: string;
+  /** The source file it records. */
   source: string;
+  /** Its size, bytes. */
   size: number;
+  /** SHA-256 of its bytes (hex). */
   sha256: string | undefined;
+  /** Its data lines. */
   lines: number;
   /** The input's columns as the results header repeats them. */
   inputColumns: string[];
@@ -42,6 +47,7 @@ export interface ResultsFacts {
   sorted: boolean;
   /** The sidecar as written (undefined: none, or not readable as one). */
   meta: unknown;
+  /** The ccs-bulk version its sidecar names. */
   writtenBy: string | undefined;
   /** The service the sidecar says the import ran against. */
   service: string | undefined;

@@ -29,15 +29,19 @@ import { bodyHash, CreatedHashes } from '../import/record/trail.js';
 import { toCreateBody } from '../import/row/key.js';
 import { serializeCreateBody } from '../service/client.js';
 
+/** What to verify (the sources and their results files), against which service, and where to write the evidence. */
 export interface VerifyMigrationOptions extends VerifySettings {
+  /** The service the import ran against (createServiceClient). */
   service: ServiceClient;
   /** The service as the evidence names it (no credentials): its base URL, or the in-process sandbox. */
   serviceName: string;
   /** The command as typed, recorded (redacted) in the evidence. */
   commandLine?: readonly string[] | undefined;
+  /** Aborting stops the listing and the comparison; no evidence is written. */
   signal?: AbortSignal | undefined;
   /** Progress as data: rows compared so far, with the clients listed and the problems found (at most every `progressIntervalMs`, default 100). */
   onProgress?: OnProgress | undefined;
+  /** Least time between two onProgress snapshots, ms (default 100). */
   progressIntervalMs?: number | undefined;
   /** Changed rows whose client's detail is fetched, to show the service's values (default 100). */
   detailsFetched?: number | undefined;
@@ -45,6 +49,11 @@ export interface VerifyMigrationOptions extends VerifySettings {
   applicationDateField?: string | undefined;
 }
 
+/**
+ * Proves an import: lists the service's clients and checks that each source row is there once with its
+ * values, or is accounted for by its results file; resolves with the report (and writes the evidence when
+ * asked), `proven` false when anything is off.
+ */
 export async function verifyMigration(options: VerifyMigrationOptions): Promise<VerifyReport> {
   const startedAt = new Date().toISOString();
   for (const source of options.sources) assertFile(source);

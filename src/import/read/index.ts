@@ -12,6 +12,7 @@ import { type RawRecord, type ReadOptions, type RowSource, THREAD_MIN_BYTES, THR
 export type { HeaderTest, InvalidCell, RawRecord, ReadOptions, RowSource, SourceInfo } from './types.js';
 export { DEFAULT_MAX_RECORD_SIZE, describeEncoding, positionWord } from './types.js';
 export { createDecoder, type TextDecoderLike } from './decode-text.js';
+export { openObjectRows, type RowsInput } from './object-rows.js';
 export { type Peeked, peekRows } from './peek-rows.js';
 
 /**
@@ -41,7 +42,7 @@ export async function openRows(file: string, options: ReadOptions = {}): Promise
     return openOds(inspected, options);
   }
   const { openWorkbook } = await import('./read-workbook.js');
-  return openWorkbook({ ...inspected, format: inspected.format }, options);
+  return openWorkbook({ ...inspected, format: 'xls' }, options);
 }
 
 /** Keeps `info.rowsWithInvalidBytes` up to date as the rows are read, on whichever thread. */

@@ -63,7 +63,8 @@ export interface SourceInfo {
   thread?: true;
 }
 
-export type SourceFormat = 'csv' | 'xlsx' | 'ods' | 'xls';
+/** `rows`: objects from code (importClients' `rows`), not a file. */
+export type SourceFormat = 'csv' | 'xlsx' | 'ods' | 'xls' | 'rows';
 
 /** What a position in the input counts, in messages: a CSV's lines, a sheet's rows. */
 export function positionWord(format: SourceFormat): 'line' | 'row' {

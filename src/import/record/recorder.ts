@@ -38,6 +38,10 @@ export interface RecorderOptions {
   onRecord: () => void;
   /** A row the service refused (the review page groups them). */
   onFailed?: ((line: ResultLine) => void) | undefined;
+  /** How messages name a row's place: its `line` (CSV) or `row` (a worksheet's). */
+  where?: 'line' | 'row' | undefined;
+  /** Every row's outcome as it is recorded, a `skipped` row's too (it gets no new results line). */
+  onLine?: ((line: ResultLine) => void) | undefined;
 }
 
 export class Recorder {
@@ -64,6 +68,7 @@ export class Recorder {
   record(line: ResultLine, error?: string): void {
     this.counts[line.outcome]++;
     this.#options.results.write(line);
+    this.#options.onLine?.(line);
     if (error !== undefined) {
       const failed = line.outcome === 'failed';
       if (failed) this.#options.onFailed?.(line);
@@ -89,12 +94,13 @@ export class Recorder {
           verdict.issues,
         );
       case 'duplicate':
-        return this.record({ row, outcome: 'duplicate', key: verdict.key, errorMessage: duplicateMessage(verdict), values, echo });
+        return this.record({ row, outcome: 'duplicate', key: verdict.key, errorMessage: duplicateMessage(verdict, this.#options.where ?? 'row'), values, echo });
       case 'existing':
         return this.#existing(raw, verdict);
       case 'skipped':
         // Its `created` line from the earlier run stays in the results file: no new line.
         this.counts.skipped++;
+        this.#options.onLine?.({ row, outcome: 'skipped', key: verdict.key, values });
         return this.#options.onRecord();
       case 'valid':
         return this.record({ row, outcome: 'valid', key: verdict.key, values, echo });
@@ -163,10 +169,10 @@ export class Recorder {
   }
 }
 
-/** `same idempotency key as row 3`, or `repeats row 12's e-mail; address differs: …`. */
-function duplicateMessage(verdict: Extract<RowVerdict, { kind: 'duplicate' }>): string {
+/** `same idempotency key as line 3`, or `repeats line 12's e-mail; address differs: …` (a worksheet's: `row 12`). */
+function duplicateMessage(verdict: Extract<RowVerdict, { kind: 'duplicate' }>, where: 'line' | 'row'): string {
   const { firstRow, person } = verdict;
-  if (person === undefined) return `same idempotency key as row ${firstRow}`;
-  const differs = person.differs ?? `row ${firstRow} is too far back to compare`;
-  return `repeats row ${firstRow}'s ${person.label}; ${differs}`;
+  if (person === undefined) return `same idempotency key as ${where} ${firstRow}`;
+  const differs = person.differs?.replaceAll(`(row ${firstRow})`, `(${where} ${firstRow})`) ?? `${where} ${firstRow} is too far back to compare`;
+  return `repeats ${where} ${firstRow}'s ${person.label}; ${differs}`;
 }

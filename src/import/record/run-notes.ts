@@ -14,7 +14,10 @@ export interface RowProblem {
 }
 
 export interface InvalidRow {
+  /** The data row, as the results file numbers it. */
   row: number;
+  /** Where the row is in the file as a person sees it: its line (CSV) or worksheet row. */
+  line: number;
   problems: RowProblem[];
 }
 
@@ -44,10 +47,10 @@ export class RunNotes {
     this.#columns = columns;
   }
 
-  invalid(row: number, issues: readonly string[]): void {
+  invalid(row: number, line: number, issues: readonly string[]): void {
     this.invalidTotal++;
     if (this.invalidRows.length >= this.#keep) return;
-    this.invalidRows.push({ row, problems: issues.map((issue) => this.#problem(issue)) });
+    this.invalidRows.push({ row, line, problems: issues.map((issue) => this.#problem(issue)) });
   }
 
   /** One value changed on its way out: `field` from what the file holds to what is sent. */

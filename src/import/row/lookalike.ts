@@ -8,9 +8,10 @@
 import { createRequire } from 'node:module';
 import { EXPORT_COLUMNS } from '../../export/columns.js';
 import { closest } from '../../infra/did-you-mean.js';
-import { ALIASES, FIELDS, type Field, foldHeader, REQUIRED_FIELDS } from '../fields.js';
+import { FIELDS, type Field, foldHeader, headerWords, REQUIRED_FIELDS } from '../fields.js';
 import type { RawRecord, SourceInfo } from '../read/index.js';
 import type { ColumnPlan } from './columns.js';
+import { SIGNS } from './currency-names.js';
 import { toCurrencyCode, toIsoDate } from './normalize.js';
 
 const require = createRequire(import.meta.url);
@@ -50,18 +51,18 @@ let names: Set<string> | undefined;
  */
 export function looksLikeCurrency(value: string): boolean {
   if (/^[A-Z]{3}$/.test(value) && toCurrencyCode(value) !== undefined) return true;
-  signs ??= new Set(CURRENCY_SIGNS.map((sign) => sign.toLowerCase()));
+  signs ??= new Set([...CURRENCY_SIGNS, ...Object.keys(SIGNS)].map((sign) => sign.toLowerCase()));
   names ??= new Set(currencyCodes.data.map(({ currency }) => currency.toLowerCase()));
   const folded = value.toLowerCase().replace(/\s+/g, ' ');
   return signs.has(folded) || names.has(folded);
 }
 
 /**
- * Any date a --date-format reads (ISO, which is also how the readers give spreadsheet date
- * cells, or day-first / month-first with / . -), whichever format this run was given.
+ * Any date a run reads (ISO, which is also how the readers give spreadsheet date cells, or
+ * day-first / month-first with / . -), whichever order this run settled on.
  */
 export function looksLikeDate(value: string): boolean {
-  return toIsoDate(value, 'DD/MM/YYYY') !== undefined || toIsoDate(value, 'MM/DD/YYYY') !== undefined;
+  return toIsoDate(value, 'day') !== undefined || toIsoDate(value, 'month') !== undefined;
 }
 
 /** The fields a column's values can give away, with the word a message counts them in. */
@@ -146,11 +147,11 @@ function fieldOfValues(cells: readonly string[], open: readonly Field[]): { fiel
   return best;
 }
 
-/** The open field whose name or an alias the header is a typo of (did-you-mean's distance, folded). */
+/** The open field whose name or a header word (any language) the header is a typo of (did-you-mean's distance, folded). */
 function fieldOfHeader(header: string, open: readonly Field[]): { field: Field; near: string } | undefined {
   const folded = foldHeader(header);
   if (folded.length < MIN_HEADER_LENGTH) return undefined;
-  const names = open.flatMap((field) => [field, ...ALIASES[field]].map((near) => ({ field, near, key: foldHeader(near) })));
+  const names = open.flatMap((field) => [field, ...headerWords(field)].map((near) => ({ field, near, key: foldHeader(near) })));
   const match = closest(folded, names.map((name) => name.key));
   const name = names.find((candidate) => candidate.key === match);
   return name && { field: name.field, near: name.near };

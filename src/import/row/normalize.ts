@@ -3,16 +3,16 @@
  * Countries and currencies come from maintained datasets, not hand-typed tables.
  */
 import { createRequire } from 'node:module';
+import { readCountryName } from './country-names.js';
+import { readCurrencyName } from './currency-names.js';
+import { type DateOrder, readDate } from './dates.js';
 
 const require = createRequire(import.meta.url);
-// The library without its Node entry, which registers all 80 languages (40 ms of every start);
-// only English is used.
+// The library without its Node entry, which registers all 80 languages (40 ms of every start):
+// its codes here; the names of the languages we read are loaded by country-names.ts, when used.
 export const countries: typeof import('i18n-iso-countries') = require('i18n-iso-countries/index.js');
-countries.registerLocale(require('i18n-iso-countries/langs/en.json'));
-// CommonJS without a default export in its types.
-const currencyCodes: typeof import('currency-codes') = require('currency-codes');
 
-export type DateFormat = 'YYYY-MM-DD' | 'DD/MM/YYYY' | 'MM/DD/YYYY';
+export type { DateFormat } from './dates.js';
 
 /**
  * Memoizes a lookup: a file holds few distinct countries and currencies, and the name lookup
@@ -39,46 +39,34 @@ function ownCopy(value: string): string {
   return value.length < 13 ? value : Buffer.from(value, 'utf16le').toString('utf16le');
 }
 
-/** ISO 3166-1 alpha-2, alpha-3 or an English name (any case) → alpha-2. */
+/**
+ * ISO 3166-1 alpha-2 or alpha-3 (any case), or a name in one of the languages we read
+ * (country-names.ts) → alpha-2. A name that means two countries is none (the message says which).
+ */
 export const toCountryCode = memoize((value) => {
   const upper = value.toUpperCase();
-  if (upper.length === 2) return countries.isValid(upper) ? upper : undefined;
-  if (upper.length === 3 && /^[A-Z]{3}$/.test(upper)) return countries.alpha3ToAlpha2(upper) || undefined;
-  return countries.getAlpha2Code(value, 'en') || undefined;
+  if (upper.length === 2 && countries.isValid(upper)) return upper;
+  if (upper.length === 3 && /^[A-Z]{3}$/.test(upper)) {
+    const alpha2 = countries.alpha3ToAlpha2(upper);
+    if (alpha2) return alpha2;
+  }
+  const readings = readCountryName(value);
+  return readings.length === 1 ? readings[0]!.code : undefined;
 });
-
-/** ISO 4217 alphabetic code (any case) → upper case. */
-export const toCurrencyCode = memoize((value) => {
-  const upper = value.toUpperCase();
-  return /^[A-Z]{3}$/.test(upper) && currencyCodes.code(upper) !== undefined ? upper : undefined;
-});
-
-const ISO_DATE = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[T ][\d:.]+(?:Z|[+-]\d\d:?\d\d)?)?$/;
-const SLASHED = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$/;
 
 /**
- * A real calendar date → YYYY-MM-DD. ISO dates are always accepted (spreadsheet date cells
- * arrive as ISO); --date-format adds one day-first or month-first form.
+ * An ISO 4217 code (any case), or a sign or name people write (currency-names.ts) → the code.
+ * A sign that means several currencies (`$`, `kr`) is none (the message names them).
  */
-export function toIsoDate(value: string, format: DateFormat): string | undefined {
-  let year: number;
-  let month: number;
-  let day: number;
-  const iso = ISO_DATE.exec(value);
-  const slashed = iso ? null : format !== 'YYYY-MM-DD' ? SLASHED.exec(value) : null;
-  if (iso) {
-    [year, month, day] = [Number(iso[1]), Number(iso[2]), Number(iso[3])];
-  } else if (slashed) {
-    const [a, b] = [Number(slashed[1]), Number(slashed[2])];
-    [day, month] = format === 'DD/MM/YYYY' ? [a, b] : [b, a];
-    year = Number(slashed[3]);
-  } else {
-    return undefined;
-  }
-  const date = new Date(Date.UTC(year, month - 1, day));
-  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day)
-    return undefined;
-  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+export const toCurrencyCode = memoize((value) => {
+  const codes = readCurrencyName(value);
+  return codes.length === 1 ? codes[0] : undefined;
+});
+
+/** A date as the run reads it (dates.ts) → YYYY-MM-DD, or undefined. */
+export function toIsoDate(value: string, order: DateOrder): string | undefined {
+  const read = readDate(value, order);
+  return 'iso' in read ? read.iso : undefined;
 }
 
 /**

@@ -7,13 +7,13 @@
 import { createRequire } from 'node:module';
 import { editDistance } from '../../infra/did-you-mean.js';
 import { countries, memoize } from './normalize.js';
+import { everyCountryName } from './country-names.js';
+import { everyCurrencyName, foldCurrencyName, readCurrencyName } from './currency-names.js';
 
 export { editDistance };
 
 const require = createRequire(import.meta.url);
 const currencyCodes: typeof import('currency-codes') = require('currency-codes');
-
-
 
 /**
  * How far a value of this length may be from its suggestion: one edit up to 5 characters,
@@ -56,8 +56,8 @@ const fold = (value: string) => value.trim().toLowerCase().replace(/\s+/g, ' ');
  * The nearest candidate's label, when exactly one target is nearest and within the allowed
  * distance; else undefined (two equally near answers are a guess, not a suggestion).
  */
-export function nearest(value: string, candidates: ByLength): string | undefined {
-  const key = fold(value);
+export function nearest(value: string, candidates: ByLength, foldValue: (value: string) => string = fold): string | undefined {
+  const key = foldValue(value);
   const mask = letterMask(key);
   let best = allowedDistance(key.length);
   let found: Candidate | undefined;
@@ -87,34 +87,42 @@ function byLength(candidates: readonly Candidate[]): ByLength {
   return index;
 }
 
-/** Every English name (alternates included) and alpha-3 code; alpha-2 codes are too dense to guess between. */
+/**
+ * Every name in every language we read (alternates included) and alpha-3 code; alpha-2 codes
+ * are too dense to guess between. A name two countries share is no candidate.
+ */
 function countryCandidates(): Candidate[] {
   const list: Candidate[] = [];
-  for (const [alpha2, names] of Object.entries(countries.getNames('en', { select: 'all' }))) {
-    for (const name of names) list.push({ key: fold(name), label: `${name} (${alpha2})`, target: alpha2 });
+  const names = everyCountryName();
+  const codes = new Set(names.map((reading) => reading.code));
+  for (const { name, code } of names) list.push({ key: fold(name), label: `${name} (${code})`, target: code });
+  for (const alpha2 of codes) {
     const alpha3 = countries.alpha2ToAlpha3(alpha2);
     if (alpha3 !== undefined) list.push({ key: alpha3.toLowerCase(), label: alpha2, target: alpha2 });
   }
   return list;
 }
 
-/** Codes and the dataset's names (`Euro`, `Pound Sterling`): `EURO` and `euros` → `EUR`. */
+/** Codes and the names in every language we read (`Euro`, `Schweizer Franken`), folded: `EURO` and `euross` → `EUR`. */
 function currencyCandidates(): Candidate[] {
-  return currencyCodes.data.flatMap(({ code, currency }) => [
-    { key: code.toLowerCase(), label: code, target: code },
-    { key: fold(currency), label: code, target: code },
-  ]);
+  return [
+    ...currencyCodes.data.map(({ code }) => ({ key: code.toLowerCase(), label: code, target: code })),
+    ...everyCurrencyName().map(({ name, code }) => ({ key: name, label: code, target: code })),
+  ];
 }
 
 let countryList: ByLength | undefined;
 let currencyList: ByLength | undefined;
 
-/** `Germny` → `Germany (DE)`, `Untied States` → `United States (US)`; 2-letter values get none. */
+/** `Germny` → `Germany (DE)`, `Deutschalnd` → `Deutschland (DE)`; 2-letter values get none. */
 export const suggestCountry = memoize((value) =>
   value.trim().length < 3 ? undefined : nearest(value, (countryList ??= byLength(countryCandidates()))),
 );
 
 /** `EURO` → `EUR`, `euros` → `EUR`, `Pund Sterling` → `GBP`. */
 export const suggestCurrency = memoize((value) =>
-  value.trim().length < 3 ? undefined : nearest(value, (currencyList ??= byLength(currencyCandidates()))),
+  // A word that means several currencies (`Dollar`) is named with them, not guessed at.
+  value.trim().length < 3 || readCurrencyName(value).length > 1
+    ? undefined
+    : nearest(value, (currencyList ??= byLength(currencyCandidates())), foldCurrencyName),
 );

@@ -6,14 +6,12 @@ import { z } from 'zod';
 import type { ColumnPlan } from './columns.js';
 import type { Field } from '../fields.js';
 import type { InvalidCell } from '../read/index.js';
-import {
-  type DateFormat,
-  memoize,
-  toCountryCode,
-  toCurrencyCode,
-  toIsoDate,
-  unescapeFormula,
-} from './normalize.js';
+import { type DateFormat, memoize, toCountryCode, toCurrencyCode, toIsoDate, unescapeFormula } from './normalize.js';
+import { type DateOrder, orderOfFormat, readDate } from './dates.js';
+import type { DateReading } from './date-order.js';
+import { DAY_FIRST, LANGUAGE_NAMES } from '../fields.js';
+import { namesOf, readCountryName } from './country-names.js';
+import { readCurrencyName } from './currency-names.js';
 import { emailTypo } from './email-typos.js';
 import { asciiDomain } from './email.js';
 import { suggestCountry, suggestCurrency } from './suggest.js';
@@ -35,6 +33,8 @@ export type RowCheck = { ok: true; value: ClientFields } | { ok: false; issues: 
 export interface RowRules {
   dateFormat: DateFormat;
   liquidityType: string;
+  /** The run's day/month order as the plan settled it (date-order.ts); else from the format and the headers' language. */
+  dates?: DateReading | undefined;
 }
 
 const MAX_LENGTH = 1000;
@@ -94,7 +94,34 @@ const KEY_TEXT = /^[\x21-\x7e]+$/;
 const didYouMean = (suggestion: string | undefined, prefix = '') =>
   suggestion === undefined ? undefined : `${prefix}did you mean ${suggestion}?`;
 
-function rowSchema(rules: RowRules, toDate: (value: string) => string | undefined) {
+/** `"Congo" reads as CG (Congo) in English and Spanish, or CD (…) in English: write its ISO code`. */
+function describeCountry(value: string): string {
+  const readings = readCountryName(value);
+  if (readings.length > 1) {
+    const english = namesOf('en');
+    const each = readings.map((r) => `${r.code} (${english[r.code]?.[0] ?? r.code}) in ${r.languages.map(languageName).join(' and ')}`);
+    return `ambiguous country ${JSON.stringify(value)}: it reads as ${each.join(', or ')}; write its ISO code`;
+  }
+  return `unknown country ${JSON.stringify(value)} (${didYouMean(suggestCountry(value)) ?? 'use ISO 3166 alpha-2, alpha-3 or its name'})`;
+}
+
+const languageName = (language: keyof typeof LANGUAGE_NAMES) => LANGUAGE_NAMES[language];
+
+/** `"$" means USD, CAD, … here: write the code`, else the suggestion, if any. */
+function describeCurrency(value: string): string {
+  const codes = readCurrencyName(value);
+  if (codes.length > 1) {
+    return `not an ISO 4217 currency code (${JSON.stringify(value)} could be ${codes.slice(0, -1).join(', ')} or ${codes.at(-1)!}; write the code)`;
+  }
+  return `not an ISO 4217 currency code (${JSON.stringify(value)}${didYouMean(suggestCurrency(value), '; ') ?? ''})`;
+}
+
+/** The order the rows are read in: the plan's, else the format's, else the headers' language's. */
+export function dateOrderOf(rules: RowRules, plan: Pick<ColumnPlan, 'language'>): DateOrder {
+  return rules.dates?.order ?? orderOfFormat(rules.dateFormat) ?? (DAY_FIRST.has(plan.language) ? 'day' : 'ask');
+}
+
+function rowSchema(rules: RowRules, order: DateOrder, toDate: (value: string) => string | undefined) {
   return z.object({
     name: required,
     // One schema with the format as a check (not a pipe into a second one): an empty value
@@ -110,32 +137,20 @@ function rowSchema(rules: RowRules, toDate: (value: string) => string | undefine
         const typo = emailTypo(value);
         if (typo !== undefined) ctx.addIssue({ code: 'custom', message: typo });
       }),
-    country: required.transform(
-      converted(
-        toCountryCode,
-        (v) =>
-          `unknown country ${JSON.stringify(v)} (${didYouMean(suggestCountry(v)) ?? 'use ISO 3166 alpha-2, alpha-3 or the English name'})`,
-      ),
-    ),
+    country: required.transform(converted(toCountryCode, describeCountry)),
     address: required,
     currency: optional.transform((value, ctx) =>
       value === undefined
         ? undefined
-        : converted(
-            toCurrencyCode,
-            (v) => `not an ISO 4217 currency code (${JSON.stringify(v)}${didYouMean(suggestCurrency(v), '; ') ?? ''})`,
-          )(
-            value,
-            ctx,
-          ),
+        : converted(toCurrencyCode, describeCurrency)(value, ctx),
     ),
     application_date: optional.transform((value, ctx) =>
       value === undefined
         ? undefined
-        : converted(
-            toDate,
-            (v) => `not a real date in ${rules.dateFormat} (${JSON.stringify(v)})`,
-          )(value, ctx),
+        : converted(toDate, (v) => {
+            const read = readDate(v, order);
+            return 'problem' in read ? read.problem : `not a real date (${JSON.stringify(v)})`;
+          })(value, ctx),
     ),
     liquidity_type: z
       .string()
@@ -205,8 +220,9 @@ export function rowValidator(
   { fastPath = true }: { fastPath?: boolean } = {},
 ): RowValidator {
   // Files repeat their dates; the same bounded memo as countries and currencies.
-  const toDate = memoize((value) => toIsoDate(value, rules.dateFormat));
-  const schema = rowSchema(rules, toDate);
+  const order = dateOrderOf(rules, plan);
+  const toDate = memoize((value) => toIsoDate(value, order));
+  const schema = rowSchema(rules, order, toDate);
   const fast = fastPath ? fastCheck(rules, toDate) : () => undefined;
   const columns = Object.entries(plan.columns) as [Field, number][];
   const width = plan.headers.length;
@@ -226,7 +242,7 @@ export function rowValidator(
     const valid = values.length === width ? fast(picked) : undefined;
     const result: RowCheck = valid !== undefined ? { ok: true, value: valid } : check(values.length, width, picked, schema);
     if (invalidBytes === undefined) {
-      if (notes && result.ok) noteChanges(notes, picked, result.value, rules.dateFormat, trimmed, unescaped);
+      if (notes && result.ok) noteChanges(notes, picked, result.value, order, trimmed, unescaped);
       return result;
     }
     // Any column, sent or not: a row that is not what the file says is never half-sent.
@@ -265,7 +281,7 @@ function noteChanges(
   notes: NormalizationNotes,
   picked: Partial<Record<Field, string>>,
   value: ClientFields,
-  dateFormat: DateFormat,
+  order: DateOrder,
   trimmed: number,
   unescaped: number,
 ): void {
@@ -275,8 +291,10 @@ function noteChanges(
   if (picked.liquidity_type !== undefined && picked.liquidity_type !== value.liquidity_type)
     notes.changed('liquidity_type', picked.liquidity_type, value.liquidity_type);
   const date = picked.application_date;
-  if (date !== undefined && date !== value.application_date)
-    notes.changed('application_date', /^\d{4}-/.test(date) ? 'YYYY-MM-DD' : dateFormat, 'YYYY-MM-DD');
+  if (date !== undefined && date !== value.application_date) {
+    const read = readDate(date, order);
+    notes.changed('application_date', 'form' in read ? read.form : 'YYYY-MM-DD', 'YYYY-MM-DD');
+  }
   for (let i = 0; i < trimmed; i++) notes.changed('(any)', 'spaces around a value', 'trimmed');
   for (let i = 0; i < unescaped; i++) notes.changed('(any)', "a formula escape (')", 'removed');
 }
