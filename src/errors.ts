@@ -4,8 +4,13 @@
  * exit code, and only main.ts turns them into exit codes and messages.
  */
 
+/**
+ * The CLI's exit status: 0 all done, 1 some rows failed or an export failed, 2 a usage, input or
+ * connection set-up problem, 3 the run stopped (auth, interrupted, `maxErrors`, outage, gaps).
+ */
 export type ExitCode = 0 | 1 | 2 | 3;
 
+/** The name of each class of the error family, as `error.name` reads. */
 export type ErrorClassName =
   | 'UsageError'
   | 'InputError'
@@ -132,6 +137,7 @@ export const ERROR_CODES = {
   output_failed: 'OutputError',
 } as const satisfies Record<string, ErrorClassName>;
 
+/** Every stable error code ccs-bulk raises (`max_errors`, `auth`…): a key of `ERROR_CODES`. */
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** The codes one class (or several) may raise. */
@@ -139,11 +145,25 @@ export type CodeOf<C extends ErrorClassName> = {
   [K in ErrorCode]: (typeof ERROR_CODES)[K] extends C ? K : never;
 }[ErrorCode];
 
+/**
+ * The base of every error ccs-bulk throws on purpose: catch it (or one of its classes) and read
+ * `code` to tell the failures apart; the message already says what happened and what to do.
+ */
 export class CcsError extends Error {
+  /** The stable code for this failure (`max_errors`, `auth`…): match on it, not on the message. */
   readonly code: ErrorCode;
+  /** The exit status the CLI ends with for this error. */
   readonly exitCode: ExitCode;
 
-  constructor(message: string, code: ErrorCode, exitCode: ExitCode, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    code: ErrorCode,
+    exitCode: ExitCode,
+    options?: {
+      /** The error underneath, kept as `error.cause`. */
+      cause?: unknown;
+    },
+  ) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
@@ -153,23 +173,41 @@ export class CcsError extends Error {
 
 /** A bad flag, a missing token or key, a bad combination of options. Exit 2. */
 export class UsageError extends CcsError {
+  /** Which usage problem (`bad_option`, `token_missing`, `results_exist`…). */
   declare readonly code: CodeOf<'UsageError'>;
 
-  constructor(message: string, code: CodeOf<'UsageError'>, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    code: CodeOf<'UsageError'>,
+    options?: {
+      /** The error underneath, kept as `error.cause`. */
+      cause?: unknown;
+    },
+  ) {
     super(message, code, EXIT_CODES.UsageError, options);
   }
 }
 
 /** Unreadable or unusable input: missing file, missing columns, broken CSV. Exit 2. */
 export class InputError extends CcsError {
+  /** Which input problem (`input_missing`, `missing_columns`, `csv_bad_quote`…). */
   declare readonly code: CodeOf<'InputError'>;
+  /** The input file at fault, when there is one. */
   readonly file: string | undefined;
+  /** The 1-based line of that file where the problem is, when known. */
   readonly line: number | undefined;
 
   constructor(
     message: string,
     code: CodeOf<'InputError'>,
-    details: { file?: string; line?: number; cause?: unknown } = {},
+    details: {
+      /** The input file at fault. */
+      file?: string;
+      /** The 1-based line of that file where the problem is. */
+      line?: number;
+      /** The error underneath, kept as `error.cause`. */
+      cause?: unknown;
+    } = {},
   ) {
     super(message, code, EXIT_CODES.InputError, { cause: details.cause });
     this.file = details.file;
@@ -179,25 +217,39 @@ export class InputError extends CcsError {
 
 /** The fields of the service's documented error body, plus the HTTP status. */
 export interface ServiceErrorDetails {
+  /** The HTTP status of the answer. */
   status?: number | undefined;
+  /** The error body's `type` (`invalid_request_error`, `api_error`…). */
   type?: string | undefined;
+  /** The error body's `code`: the service's own error code. */
   errorCode?: string | undefined;
+  /** The error body's `param`: the request field the service objected to. */
   param?: string | undefined;
+  /** The error body's `request_id` (or the answer's request-id header): quote it to the service's support. */
   requestId?: string | undefined;
+  /** The error body's `doc_url`: the service's page on this error. */
   docUrl?: string | undefined;
+  /** The error body's `details`, as the service sent them. */
   details?: unknown;
 }
 
 /** The service refused or failed a request (after retries, where retries apply). Exit 1 for a run. */
 export class ServiceError extends CcsError {
+  /** ccs-bulk's code for the failure (`service`, `network`, `auth`…); the service's own is `errorCode`. */
   declare readonly code: CodeOf<'ServiceError' | 'NetworkError' | 'AuthError' | 'ConnectionError' | 'OutageError'>;
+  /** The HTTP status of the last answer; undefined when none came (network failure). */
   readonly status: number | undefined;
+  /** The error body's `type` (`invalid_request_error`, `api_error`…), or `network_error` / `outage` for failures without one. */
   readonly type: string | undefined;
   /** The service's own error code (its error body's `code`), when it sent one. */
   readonly errorCode: string | undefined;
+  /** The request field the service objected to (its error body's `param`), when it named one. */
   readonly param: string | undefined;
+  /** The service's request id: quote it to the service's support. */
   readonly requestId: string | undefined;
+  /** The service's page on this error (its error body's `doc_url`), when it sent one. */
   readonly docUrl: string | undefined;
+  /** The error body's `details`, as the service sent them. */
   readonly details: unknown;
   /** How many HTTP attempts were made before giving up. */
   attempts = 1;
@@ -205,7 +257,12 @@ export class ServiceError extends CcsError {
   constructor(
     message: string,
     info: ServiceErrorDetails = {},
-    options?: { cause?: unknown; code?: CodeOf<'ServiceError' | 'NetworkError' | 'AuthError' | 'ConnectionError' | 'OutageError'> },
+    options?: {
+      /** The error underneath, kept as `error.cause`. */
+      cause?: unknown;
+      /** ccs-bulk's code for the failure; `service` unless given. */
+      code?: CodeOf<'ServiceError' | 'NetworkError' | 'AuthError' | 'ConnectionError' | 'OutageError'>;
+    },
   ) {
     super(message, options?.code ?? 'service', EXIT_CODES.ServiceError, options);
     this.status = info.status;
@@ -220,13 +277,20 @@ export class ServiceError extends CcsError {
 
 /** The network failed (refused, reset, timeout) and retries ran out. */
 export class NetworkError extends ServiceError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    options?: {
+      /** The network error underneath (a system error: `ECONNRESET`…), kept as `error.cause`. */
+      cause?: unknown;
+    },
+  ) {
     super(message, { type: 'network_error' }, { ...options, code: 'network' });
   }
 }
 
 /** 401/403: never retried; stops a run. Exit 3. */
 export class AuthError extends ServiceError {
+  /** 3: the run stopped. */
   override readonly exitCode = EXIT_CODES.AuthError;
 
   constructor(message: string, info: ServiceErrorDetails = {}) {
@@ -234,20 +298,35 @@ export class AuthError extends ServiceError {
   }
 }
 
-/** A run stopped before the end: interrupted, --max-errors reached, a gap in its account, systemic bad answers. Exit 3. */
+/** A run stopped before the end: interrupted, `maxErrors` reached, a gap in its account, systemic bad answers. Exit 3. */
 export class StoppedError extends CcsError {
+  /** Why it stopped: `interrupted`, `max_errors`, `incomplete_run` or `systemic_response`. */
   declare readonly code: CodeOf<'StoppedError'>;
 
-  constructor(message: string, code: CodeOf<'StoppedError'>, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    code: CodeOf<'StoppedError'>,
+    options?: {
+      /** For `interrupted`: the abort signal's reason, kept as `error.cause`. */
+      cause?: unknown;
+    },
+  ) {
     super(message, code, EXIT_CODES.StoppedError, options);
   }
 }
 
 /** A results, failed or export file that could not be written mid-run (disk full, reader gone). Exit 1. */
 export class OutputError extends CcsError {
+  /** Always `output_failed`. */
   declare readonly code: CodeOf<'OutputError'>;
 
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    options?: {
+      /** The write error underneath (`ENOSPC`, `EPIPE`…), kept as `error.cause`. */
+      cause?: unknown;
+    },
+  ) {
     super(message, 'output_failed', EXIT_CODES.OutputError, options);
   }
 }
@@ -257,18 +336,27 @@ export class OutputError extends CcsError {
  * once, naming the cause and the fix. A configuration problem: exit 2.
  */
 export class ConnectionError extends ServiceError {
+  /** 2: a set-up problem to fix before running again. */
   override readonly exitCode = EXIT_CODES.ConnectionError;
   /** What to change: a flag or setting, in one sentence. */
   readonly fix: string;
 
-  constructor(message: string, fix: string, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    fix: string,
+    options?: {
+      /** The network or TLS error underneath, kept as `error.cause`. */
+      cause?: unknown;
+    },
+  ) {
     super(`${message}: ${fix}`, { type: 'network_error' }, { ...options, code: 'connection' });
     this.fix = fix;
   }
 }
 
-/** The service stayed down longer than --outage-timeout: the run stops, resumable. Exit 3. */
+/** The service stayed down longer than the breaker's `outageTimeoutMs` (the CLI's --outage-timeout): the run stops, resumable. Exit 3. */
 export class OutageError extends ServiceError {
+  /** 3: the run stopped; resume it once the service is back. */
   override readonly exitCode = EXIT_CODES.OutageError;
 
   constructor(message: string, info: ServiceErrorDetails = {}) {

@@ -14,6 +14,8 @@ export {
   StoppedError,
   UsageError,
 } from './errors.js';
+export { checkSetup, type CheckSetupOptions } from './check/check-setup.js';
+export type { CheckLine, CheckName, CheckReport, CheckStatus } from './check/types.js';
 export { EXPORT_COLUMNS, type ExportColumn } from './export/columns.js';
 export { EXPORT_DEFAULTS } from './export/defaults.js';
 export { listAllClients, type ListAllClientsOptions } from './export/list-all.js';
@@ -36,7 +38,7 @@ export { startSandbox } from './sandbox/index.js';
 export type { ServiceClient, ServiceClientOptions } from './service/client.js';
 export { createServiceClient } from './service/client.js';
 export { SERVICE_DEFAULTS } from './service/defaults.js';
-export { loadSigningKey, publicKeyFingerprint } from './service/keys.js';
+export { type LoadedKey, loadSigningKey, publicKeyFingerprint, signingKeyFromPem } from './service/keys.js';
 export { DEFAULT_RETRY, parseRetryAfter, retryDelay } from './service/retry.js';
 export { type BreakerPolicy, breakerStep, DEFAULT_BREAKER } from './service/breaker.js';
 export { type NetworkSettings, type ProxyEnv, proxyEnvFrom, type TlsSettings } from './service/dispatcher.js';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { type FaultTable, judgeFaults, type LimitFaults, record } from '../src/service/fault-share.js';
 import {
   BASELINE_WINDOWS,
   type ControllerState,
@@ -41,7 +42,8 @@ describe('concurrency controller: one window from a given limit', () => {
     ['one 429 in 8: down to the share that got through, the new ceiling', 8, undefined, { ok: 7, throttled: 1 }, 7, 7],
     ['a bucket emptied at 64: 8 of 64 through → 8', 64, undefined, { ok: 8, throttled: 56 }, 8, 8],
     ['every answer a 429: down to the minimum', 16, undefined, { throttled: 16 }, 1, 1],
-    ['5xx or timeouts above 5% of a window decrease like a 429, but set no ceiling', 20, undefined, { ok: 18, overloaded: 2 }, 18, undefined],
+    ['a burst of 5xx or timeouts (8 in 20) decreases like a 429, but sets no ceiling', 20, undefined, { ok: 12, overloaded: 8 }, 12, undefined],
+    ['two 5xx in 20 with nothing to compare them to: not yet overload, the window counts as healthy', 20, undefined, { ok: 18, overloaded: 2 }, 40, undefined],
     ['one 5xx in 40 is bad luck, not overload: the window still counts as healthy', 20, undefined, { ok: 39, overloaded: 1 }, 40, undefined],
     ['a rare 429 still decreases by at least 10%; the ceiling is what got through', 40, undefined, { ok: 39, throttled: 1 }, 36, 39],
     ['below a known ceiling: fast growth, up to it', 8, 10, { ok: 8 }, 10, 10],
@@ -261,5 +263,88 @@ describe('concurrency controller: with a clock (answers carry when they came and
     at = QUIET_MS;
     windows(1);
     expect([s.limit, s.ceiling]).toEqual([11, 11]);
+  });
+});
+
+describe('concurrency controller: refusals that do not rise with the window are noise', () => {
+  const wide = { min: 1, max: 1000 };
+  /**
+   * Windows with every slot busy, where answer number i (counted over the run) is refused when
+   * `refused(i, limit)`: 429 or 5xx as `kind` says. Returns the limits after each window.
+   */
+  function run(windows: number, refused: (i: number, limit: number) => boolean, kind: 'throttled' | 'overloaded' = 'throttled'): number[] {
+    let s = initialState(8, wide);
+    let i = 0;
+    const limits: number[] = [];
+    for (let n = 0; n < windows; n++) {
+      const size = Math.max(s.limit, 4) + s.ignore;
+      const seen: Observation[] = [];
+      for (let k = 0; k < size; k++, i++) seen.push(refused(i, s.limit) ? { kind, inFlight: s.limit } : { kind: 'ok', latencyMs: 50, inFlight: s.limit });
+      s = feed(s, seen, wide);
+      limits.push(s.limit);
+    }
+    return limits;
+  }
+
+  it('one answer in 33 a 429 at every limit: the limit grows to its bound, as with none', () => {
+    const limits = run(200, (i) => i % 33 === 17);
+    expect(limits.at(-1)).toBe(1000);
+  });
+
+  it('one in 20 a 5xx at every limit: the same', () => {
+    const limits = run(200, (i) => i % 20 === 3, 'overloaded');
+    expect(limits.at(-1)).toBe(1000);
+  });
+
+  it('a cap of 40 at once (everything past it refused): the limit stays near the cap', () => {
+    const limits = run(300, (i, limit) => i % limit >= 40);
+    const late = limits.slice(-100);
+    expect(Math.max(...late)).toBeLessThanOrEqual(48);
+    expect(Math.min(...late)).toBeGreaterThanOrEqual(30);
+  });
+
+  it('a cap of 40 beside one 429 in 33 at random: still near the cap, not collapsed', () => {
+    const limits = run(300, (i, limit) => i % limit >= 40 || i % 33 === 17);
+    const late = limits.slice(-100);
+    expect(Math.max(...late)).toBeLessThanOrEqual(64);
+    expect(Math.min(...late)).toBeGreaterThanOrEqual(20);
+  });
+
+  it('the state tells where the limit peaked and what cut it last', () => {
+    let s = initialState(8, bounds);
+    s = healthy(s, 2);
+    expect(s.peak).toBe(16);
+    s = feed(s, answers(s, { ok: 8, throttled: 24 }));
+    expect([s.limit, s.cause, s.peak]).toEqual([8, 'throttled', 16]);
+  });
+});
+
+describe('fault share: judging a window against the windows at other limits', () => {
+  const entry = (limit: number, answers: number, throttled: number, failed = 0): LimitFaults => ({ limit, answers, throttled, failed });
+  const table = (...entries: LimitFaults[]): FaultTable => entries.reduce<FaultTable>((t, e) => record(t, e), []);
+
+  it.each([
+    // name, earlier windows, this window, kind, a limit is likely here, verdict
+    ['no refusal: nothing to judge', [entry(10, 500, 0)], entry(20, 20, 0), 'throttled', false, 'none'],
+    ['one 429 past a long clean run below, where a limit is likely: the limit', [entry(50, 1000, 0)], entry(51, 51, 1), 'throttled', true, 'limit'],
+    ['one 429 with nothing known, no limit expected: too few to say', [], entry(20, 20, 1), 'throttled', false, 'none'],
+    ['a burst (16 of 32) after clean windows: the limit', [entry(8, 8, 0), entry(16, 16, 0)], entry(32, 32, 16), 'throttled', false, 'limit'],
+    ['3% at 64 where 3% came at 16 and 32: noise, even where a limit is likely', [entry(16, 400, 12), entry(32, 600, 18)], entry(64, 64, 2), 'throttled', true, 'noise'],
+    ['cut from 64 to 32 and the 429s came as often: noise', [entry(64, 300, 3)], entry(32, 320, 3), 'throttled', true, 'noise'],
+    ['cut from 64 (a fifth refused) to 32, one 429 there: not noise, the limit', [entry(64, 64, 14), entry(32, 600, 0)], entry(32, 32, 1), 'throttled', true, 'limit'],
+    ['10% 5xx at 16 and 20% at 32: rising, overload', [entry(16, 400, 0, 40)], entry(32, 320, 0, 64), 'any', false, 'limit'],
+    ['a third refused at 16 and at 8 alike: too large a share for noise, the limit', [entry(16, 300, 100)], entry(8, 8, 3), 'throttled', true, 'limit'],
+    ['the same third at 8 where no limit is expected: not noise either, too few to say', [entry(16, 300, 100)], entry(8, 8, 3), 'throttled', false, 'none'],
+  ] as const)('%s', (_name, earlier, window, kind, expectLimit, verdict) => {
+    const t = record(table(...earlier), window);
+    expect(judgeFaults(t, window, kind, expectLimit)).toBe(verdict);
+  });
+
+  it('an entry remembers its last ENTRY_ANSWERS answers, its share kept', () => {
+    let t: FaultTable = [];
+    for (let i = 0; i < 100; i++) t = record(t, entry(10, 100, 5));
+    expect(t).toHaveLength(1);
+    expect(t[0]!.answers).toBeCloseTo(2000);
+    expect(t[0]!.throttled / t[0]!.answers).toBeCloseTo(0.05);
   });
 });

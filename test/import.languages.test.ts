@@ -234,13 +234,13 @@ describe('the fixtures, validated and imported with no flags', () => {
     expect(results.filter((line) => line[1] === 'duplicate')).toHaveLength(1);
     // Ł has no byte in windows-1252: the save wrote "?ukasz", and the run says so.
     expect(run.stderr).toContain(
-      'warning: row 11 holds "?" inside a word ("?ukasz Król" in "Name"): the program that saved this windows-1252 file had no such letter',
+      'warning: line 14 holds "?" inside a word ("?ukasz Król" in "Name"): the program that saved this windows-1252 file had no such letter',
     );
 
     const imported = await runCli(['import', file, '--overwrite'], { env: ctx.env() });
     expect(imported.code, imported.stderr).toBe(1);
     expect(imported.stderr).toContain('30 created');
-    expect(imported.stderr).toContain('warning: row 11 holds "?" inside a word');
+    expect(imported.stderr).toContain('warning: line 14 holds "?" inside a word');
     const sent = ctx.sandbox.store.all().filter((client) => client.email.endsWith('@example.de'));
     expect(new Set(sent.map((client) => client.country))).toEqual(new Set(['AT', 'CH', 'FR', 'GB', 'DE', 'NL']));
     expect(sent.find((client) => client.email === 'kunde2@example.de')).toMatchObject({ currency: 'EUR', country: 'CH' });
@@ -299,7 +299,7 @@ describe('a "?" where a single-byte save lost a letter', () => {
     await writeFile(file, Buffer.from(lines.join('\r\n'), 'latin1'));
     const run = await runCli(['validate', file, '--encoding', 'windows-1252', '--results', join(ctx.dir, 'lost.r.csv')]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toContain('warning: rows 2, 4 hold "?" inside a word ("?ukasz Kr?l" in "name")');
+    expect(run.stderr).toContain('warning: lines 3, 5 hold "?" inside a word ("?ukasz Kr?l" in "name")');
     expect(run.stderr).toContain('save it as .xlsx or "CSV UTF-8" and run again');
   });
 

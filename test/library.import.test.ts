@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
 import { AuthError, ConnectionError, InputError, StoppedError } from '../src/errors.js';
+import { exportClients } from '../src/export/run-export.js';
 import { importClients, isImportStop, type RowResult } from '../src/import/run-import.js';
 import { createServiceClient, type ServiceClient } from '../src/service/client.js';
 import { createSigner } from '../src/service/signing.js';
@@ -110,7 +111,9 @@ describe('a stop rejects, with the summary attached', () => {
 });
 
 describe('a callback that throws', () => {
-  for (const callback of ['onProgress', 'onRow', 'onPlan'] as const) {
+  // onListing: while the service's people are listed, before the first row; onPlan: once planned;
+  // onRow: as rows finish; onProgress: at the final snapshot, while the run closes its files.
+  for (const callback of ['onListing', 'onPlan', 'onRow', 'onProgress'] as const) {
     it(`${callback}: the run ends with its error, and the results file is free for the next run`, async () => {
       const service = serviceAt(ctx.sandbox.url);
       const file = await csvOf(validRows(10, 44_000 + files * 100));
@@ -129,6 +132,20 @@ describe('a callback that throws', () => {
       }
     });
   }
+
+  it("exportClients: a throwing onProgress ends it with that error; its output's lock is free for the next export", async () => {
+    const service = serviceAt(ctx.sandbox.url);
+    const out = join(ctx.dir, 'thrown-export.csv');
+    const mine = new Error('export progress broke');
+    try {
+      const error = await rejection(exportClients({ service, out, onProgress: () => { throw mine; }, progressIntervalMs: 60_000 }));
+      expect(error).toBe(mine);
+      const next = await exportClients({ service, out, overwrite: true });
+      expect(next.rows).toBe(ctx.sandbox.store.size);
+    } finally {
+      await service.close();
+    }
+  });
 });
 
 describe('rows in from code, results out to code', () => {

@@ -50,6 +50,26 @@ function runCell(writerName: keyof typeof WRITERS, rtt: number, name: string, bo
 
 const table: { now: Cell; before: Cell | undefined }[] = [];
 
+/** A flaky service, as the import's noise cells: a share refused at random (two thirds 5xx, one third 429), 120 ± 80 ms. */
+function noisyRun(writerName: keyof typeof WRITERS, share: number, fixed?: number): number {
+  const writer: SimWriter = { pageSize: PAGE_SIZE, writeMs: WRITERS[writerName], bound: BOUND, startLimit: EXPORT_DEFAULTS.startPrefetch, fixed };
+  const service: SimService = { ...SERVICES['no limit']!, rttMs: () => 120, jitterMs: 80, failRate: (share * 2) / 3, throttleRate: share / 3 };
+  const run = simulateExport(writer, service, SECONDS.limited, 7 + Math.round(share * 1000));
+  return run.perSecond.reduce((a, b) => a + b, 0) / run.perSecond.length;
+}
+
+describe('export --prefetch auto against a flaky service: random 5xx and 429s are noise', () => {
+  for (const writer of Object.keys(WRITERS) as (keyof typeof WRITERS)[]) {
+    it(`${writer}, 1%, 3% and 10% refused at random, 120 ± 80 ms: ≥ 0.85 of --prefetch 64 over the whole run`, () => {
+      for (const share of [0.01, 0.03, 0.1]) {
+        const auto = noisyRun(writer, share);
+        const fixed = noisyRun(writer, share, 64);
+        expect(auto / fixed, `${writer}, ${share * 100}%`).toBeGreaterThanOrEqual(0.85);
+      }
+    });
+  }
+});
+
 describe('export --prefetch auto, simulated: writers of 50k and 200k clients a second, 0–500 ms round trips', () => {
   for (const writer of Object.keys(WRITERS) as (keyof typeof WRITERS)[]) {
     for (const name of Object.keys(SERVICES)) {

@@ -27,6 +27,12 @@ export interface SimService {
   outage?: { from: number; to: number } | undefined;
   /** Retry-After on a 429, ms. */
   retryAfterMs: number;
+  /**
+   * Background noise, as the sandbox's faults: a share of requests answered 5xx (500, 502,
+   * 503 with Retry-After, 504) or 429 at random, whatever the pace.
+   */
+  failRate?: number | undefined;
+  throttleRate?: number | undefined;
 }
 
 export interface SimClient {
@@ -37,6 +43,8 @@ export interface SimClient {
   /** `auto`'s safety bound on requests in flight. */
   bound: number;
   startLimit: number;
+  /** A fixed --concurrency instead of `auto`. */
+  fixed?: number | undefined;
 }
 
 export interface SimResult {
@@ -50,6 +58,8 @@ export interface SimResult {
   requestsPerSecond: number[];
   throttledPerSecond: number[];
   failedRows: number;
+  /** The most requests on the wire at once in each second (import: rows waiting for a signer or a slot are not counted). */
+  peakInFlight: number[];
 }
 
 /** A binary min-heap of timed callbacks; equal times run in insertion order. */
@@ -121,12 +131,12 @@ function before(a: TimedEvent, b: TimedEvent): boolean {
 export function simulateImport(client: SimClient, service: SimService, seconds: number, seed = 1): SimResult {
   const time = new Timeline();
   const random = createRandom(seed);
-  const limit = createAdaptiveLimit({ limit: 'auto', start: client.startLimit, max: client.bound, now: () => time.now });
+  const limit = createAdaptiveLimit({ limit: client.fixed ?? 'auto', start: client.startLimit, max: client.bound, now: () => time.now, settle: true });
   // As the send window: a few rows per core signing at once, and a backlog of signed rows
   // while the limit is still growing.
   const ahead = Math.max(16, 4 * client.cores);
   const backlog = signedBacklog(client.cores);
-  const result: SimResult = { perSecond: [], limits: [], requests: 0, throttled: 0, requestsPerSecond: [], throttledPerSecond: [], failedRows: 0 };
+  const result: SimResult = { perSecond: [], limits: [], requests: 0, throttled: 0, requestsPerSecond: [], throttledPerSecond: [], failedRows: 0, peakInFlight: [] };
 
   let open = 0; // rows admitted and not finished (send-window's `running`)
   let signing = 0; // rows in the signing stage (its pLimit(ahead))
@@ -138,6 +148,7 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
   let breaker: BreakerState = CLOSED;
   const gateWaiters: (() => void)[] = [];
   let created = 0;
+  let peak = 0;
 
   const admit = () => {
     while (open < limit.current + ahead + (limit.growing ? backlog : 0) && signing < ahead) {
@@ -182,17 +193,19 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
       return;
     }
     if (!wire.mayGo(pause, again)) return;
-    request(time, server, result, (status, sentAt) => {
+    peak = Math.max(peak, wire.held);
+    request(time, server, result, (status, sentAt, retryAfterMs) => {
       limit.observe({ status, ms: time.now - sentAt }, Math.max(1, wire.held));
+      const outageStatus = status >= 500;
+      if (!outageStatus && (breaker.kind !== 'closed' || breaker.streak !== 0)) moveBreaker(breakerStep(breaker, { type: 'answer' }, DEFAULT_BREAKER));
       if (status === 200) {
-        if (breaker.kind !== 'closed' || breaker.streak !== 0) moveBreaker(breakerStep(breaker, { type: 'answer' }, DEFAULT_BREAKER));
         created++;
         return finishRow();
       }
-      if (status === 503 && breakerFailed()) return attempt(n + 1, counted);
+      if (outageStatus && breakerFailed()) return attempt(n + 1, counted);
       if (status === 429) result.throttled++;
       const retry = counted + 1;
-      const delay = retry > DEFAULT_RETRY.retries ? undefined : retryDelay({ attempt: retry, retryAfterMs: status === 429 ? service.retryAfterMs : undefined, policy: DEFAULT_RETRY, random: random() });
+      const delay = retry > DEFAULT_RETRY.retries ? undefined : retryDelay({ attempt: retry, retryAfterMs, policy: DEFAULT_RETRY, random: random() });
       if (delay === undefined) {
         result.failedRows++;
         return finishRow();
@@ -232,17 +245,21 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
   };
 
   admit();
-  return runSeconds(time, seconds, result, () => created, () => limit.current);
+  return runSeconds(time, seconds, result, () => created, () => limit.current, () => {
+    const most = peak;
+    peak = wire.held;
+    return most;
+  });
 }
 
 /** One request to the simulated service, sent now: counted, and answered a round trip later. */
-function request(time: Timeline, server: ServiceModel, result: SimResult, answered: (status: number, sentAt: number) => void): void {
+function request(time: Timeline, server: ServiceModel, result: SimResult, answered: (status: number, sentAt: number, retryAfterMs: number | undefined) => void): void {
   const sentAt = time.now;
   const status = server.admit(sentAt);
   result.requests++;
   time.at(sentAt + server.latency(sentAt), () => {
     server.answered(status);
-    answered(status, sentAt);
+    answered(status, sentAt, server.retryAfter(status, sentAt));
   });
 }
 
@@ -315,16 +332,21 @@ class Pause {
 
 type ServiceModel = ReturnType<typeof serviceModel>;
 
+/** The sandbox's random 5xx: one of these, a 503 with Retry-After. */
+const NOISE_STATUSES = [500, 502, 503, 504];
+
 /**
  * The simulated service: its round trip with jitter, and what it answers a request arriving at
  * `t`: 503 in an outage, 429 beyond its cap on requests at once or once its token bucket (one
- * second's worth) is empty, else 200. Only a request it serves holds one of its places.
+ * second's worth) is empty, then random 429s and 5xx (noise), else 200. Only a request it
+ * serves holds one of its places.
  */
 function serviceModel(service: SimService, random: () => number) {
   let atService = 0;
   let tokens = service.ratePerSecond;
   let refilledAt = 0;
   const down = (t: number) => service.outage !== undefined && t >= service.outage.from && t < service.outage.to;
+  const roll = (rate: number | undefined) => rate !== undefined && rate > 0 && random() < rate;
   return {
     down,
     latency: (t: number) => Math.max(0, service.rttMs(t) + (random() * 2 - 1) * service.jitterMs),
@@ -337,8 +359,14 @@ function serviceModel(service: SimService, random: () => number) {
         if (tokens < 1) return 429;
         tokens -= 1;
       }
+      if (roll(service.throttleRate)) return 429;
+      if (roll(service.failRate)) return NOISE_STATUSES[Math.floor(random() * NOISE_STATUSES.length)]!;
       atService++;
       return 200;
+    },
+    /** Retry-After, as the sandbox sends it: on every 429, and on a 503 but the outage's. */
+    retryAfter(status: number, sentAt: number): number | undefined {
+      return status === 429 || (status === 503 && !down(sentAt)) ? service.retryAfterMs : undefined;
     },
     /** The answer to an admitted request went out: a served one leaves its place. */
     answered(status: number): void {
@@ -355,6 +383,8 @@ export interface SimWriter {
   /** `--prefetch auto`'s safety bound on pages requested ahead. */
   bound: number;
   startLimit: number;
+  /** A fixed --prefetch instead of `auto`. */
+  fixed?: number | undefined;
 }
 
 /**
@@ -370,15 +400,15 @@ export function simulateExport(writer: SimWriter, service: SimService, seconds: 
   const time = new Timeline();
   const random = createRandom(seed);
   const server = serviceModel(service, random);
-  const limit = createAdaptiveLimit({ limit: 'auto', start: writer.startLimit, max: writer.bound, now: () => time.now });
-  const result: SimResult = { perSecond: [], limits: [], requests: 0, throttled: 0, requestsPerSecond: [], throttledPerSecond: [], failedRows: 0 };
+  const limit = createAdaptiveLimit({ limit: writer.fixed ?? 'auto', start: writer.startLimit, max: writer.bound, now: () => time.now });
+  const result: SimResult = { perSecond: [], limits: [], requests: 0, throttled: 0, requestsPerSecond: [], throttledPerSecond: [], failedRows: 0, peakInFlight: [] };
   const ready = new Set<number>();
   let requested = 0;
   let waitingFor: number | undefined;
   let written = 0;
   const pause = new Pause();
   const wire = new WireSlots(time, () => limit.current);
-  const ahead = () => pagesAhead(limit.current, true, writer.bound);
+  const ahead = () => pagesAhead(limit.current, writer.fixed === undefined, writer.bound);
 
   const fetchPage = (page: number) => {
     wire.take(() => attempt(page, 0));
@@ -389,7 +419,7 @@ export function simulateExport(writer: SimWriter, service: SimService, seconds: 
   const attempt = (page: number, retries: number) => {
     const again = () => wire.take(() => attempt(page, retries), true);
     if (!wire.mayGo(pause, again)) return;
-    request(time, server, result, (status, sentAt) => {
+    request(time, server, result, (status, sentAt, retryAfterMs) => {
       // As run-export.ts: busy is busyPrefetch (the pages on the wire while the writer waits),
       // and as many await an answer (this one included).
       limit.observe({ status, ms: time.now - sentAt }, waitingFor === undefined ? 0 : wire.held, wire.held);
@@ -400,7 +430,7 @@ export function simulateExport(writer: SimWriter, service: SimService, seconds: 
         return;
       }
       if (status === 429) result.throttled++;
-      const delay = retryDelay({ attempt: retries + 1, retryAfterMs: status === 429 ? service.retryAfterMs : undefined, policy: DEFAULT_RETRY, random: random() });
+      const delay = retryDelay({ attempt: retries + 1, retryAfterMs, policy: DEFAULT_RETRY, random: random() });
       if (delay === undefined) {
         result.failedRows++;
         return;
@@ -435,7 +465,7 @@ export function simulateExport(writer: SimWriter, service: SimService, seconds: 
 }
 
 /** Runs the timeline second by second, recording into `result` what was done, sent and refused in each, and the limit at its end. */
-function runSeconds(time: Timeline, seconds: number, result: SimResult, done: () => number, limit: () => number): SimResult {
+function runSeconds(time: Timeline, seconds: number, result: SimResult, done: () => number, limit: () => number, peakInFlight: () => number = () => 0): SimResult {
   for (let second = 1; second <= seconds; second++) {
     const before = { done: done(), requests: result.requests, throttled: result.throttled };
     time.runUntil(second * 1000);
@@ -443,6 +473,7 @@ function runSeconds(time: Timeline, seconds: number, result: SimResult, done: ()
     result.requestsPerSecond.push(result.requests - before.requests);
     result.throttledPerSecond.push(result.throttled - before.throttled);
     result.limits.push(limit());
+    result.peakInFlight.push(peakInFlight());
   }
   return result;
 }
@@ -457,6 +488,10 @@ export interface RunFigures {
   steadyThrottledShare: number;
   limit: number;
   failedRows: number;
+  /** The whole run's pace, start-up included. */
+  wholeRun: number;
+  /** The most requests in flight at once over the last third of the run. */
+  lateInFlight: number;
 }
 
 export function figuresOf(run: SimResult, target: number, seconds: number): RunFigures {
@@ -471,6 +506,8 @@ export function figuresOf(run: SimResult, target: number, seconds: number): RunF
     steadyThrottledShare: sum(run.throttledPerSecond.slice(from)) / Math.max(1, sum(run.requestsPerSecond.slice(from))),
     limit: run.limits.at(-1)!,
     failedRows: run.failedRows,
+    wholeRun: sum(run.perSecond) / run.perSecond.length,
+    lateInFlight: Math.max(0, ...run.peakInFlight.slice(Math.floor((2 * seconds) / 3))),
   };
 }
 

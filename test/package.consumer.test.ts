@@ -46,6 +46,8 @@ interface RoundTrip {
   exportedRows: number;
   exportText: string;
   refused: { code: string; known: boolean; family: boolean } | string;
+  /** The ES module's nightly-sync pattern: rows from a generator, ids from onRow, a stop caught, a listing, a preflight. */
+  sync?: { created: number; ids: number; stop: { code: string; notAttempted: number; cause: string } | undefined; listed: number; preflight: boolean };
 }
 
 const CONSUMER_TSCONFIG = {
@@ -127,5 +129,8 @@ describe('the packed package in a scratch project', () => {
     expect(trip).toMatchObject({ created: 2, exportedRows: 2, refused: { code: 'bad_base_url', known: true, family: true } });
     expect(trip.exportText).toContain('ada@example.com');
     expect(trip.exportText).toContain('bob@example.com');
+    if (program === 'esm.mjs') {
+      expect(trip.sync).toEqual({ created: 5, ids: 5, stop: { code: 'interrupted', notAttempted: expect.any(Number), cause: 'window closed' }, listed: 7, preflight: true });
+    }
   });
 });

@@ -8,7 +8,7 @@ import { isIP, type Socket, connect as tcpConnect } from 'node:net';
 import { connect as tlsConnect, type PeerCertificate, type TLSSocket } from 'node:tls';
 import { diagnoseNetworkError, TRUST_FIX } from '../service/diagnose.js';
 import { type NetworkSettings, proxyFor, trustedCas } from '../service/dispatcher.js';
-import { type CheckLine, failed, ok, skipped, warning } from './types.js';
+import { type CheckLine, type CheckName, failed, ok, skipped, warning } from './types.js';
 
 export interface NetworkCheckInput {
   base: URL;
@@ -51,7 +51,7 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<NetworkChe
   const target = proxyUrl !== undefined ? new URL(proxyUrl) : undefined;
   const dialHost = target ? target.hostname.replace(/^\[|\]$/g, '') : host;
   const dialPort = target ? Number(target.port) || (target.protocol === 'https:' ? 443 : 80) : port;
-  const stop = (from: string[]) => {
+  const stop = (from: CheckName[]) => {
     for (const name of from) lines.push(skipped(name, 'not checked (an earlier step failed)'));
     return { lines, reachable: false, proxy };
   };
@@ -66,7 +66,7 @@ export async function checkNetwork(input: NetworkCheckInput): Promise<NetworkChe
     } catch (error) {
       const diagnosis = diagnoseNetworkError(error, facts);
       lines.push(failed('DNS', diagnosis.cause, diagnosis.fix));
-      return stop(['TCP', ...(https ? ['TLS'] : [])]);
+      return stop(https ? ['TCP', 'TLS'] : ['TCP']);
     }
   }
 

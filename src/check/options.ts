@@ -2,6 +2,7 @@
 import { UsageError } from '../errors.js';
 import { type CheckFlags, emptyNote, resolveConnection, signingKeyFrom } from '../config/options.js';
 import type { CheckOptions } from './run-check.js';
+import { CLI_WORDS } from './words.js';
 
 export interface ResolvedCheckOptions extends CheckOptions {
   json: boolean;
@@ -17,7 +18,7 @@ export async function resolveCheckOptions(argv: CheckFlags, env: NodeJS.ProcessE
   return {
     baseUrl: connection.baseUrl,
     token: connection.token,
-    signingKeyFile,
+    signingKey: signingKeyFile === undefined ? undefined : { file: signingKeyFile },
     ...(signingKeyFile === undefined && { signingKeyNote: emptyNote(env, 'CCS_SIGNING_KEY_FILE') }),
     scheme: { hash: argv.signatureHash, padding: argv.signaturePadding },
     network: connection.network.network,
@@ -25,5 +26,6 @@ export async function resolveCheckOptions(argv: CheckFlags, env: NodeJS.ProcessE
     timeoutMs: Math.min(argv.timeout, 30) * 1000,
     detectSignature: argv.detectSignature === true,
     json: argv.json === true,
+    words: CLI_WORDS,
   };
 }

@@ -14,7 +14,8 @@ import { diagnoseNetworkError } from '../service/diagnose.js';
 import { createTransport, type NetworkSettings } from '../service/dispatcher.js';
 import { errorBodySchema } from '../service/schemas.js';
 import { createSigner, type SignatureScheme } from '../service/signing.js';
-import { type CheckLine, failed, ok, skipped, warning } from './types.js';
+import { type CheckLine, type CheckName, failed, ok, skipped, warning } from './types.js';
+import type { CheckWords } from './words.js';
 
 export interface ServiceCheckInput {
   base: URL;
@@ -25,6 +26,8 @@ export interface ServiceCheckInput {
   key: KeyObject | undefined;
   scheme: SignatureScheme;
   detectSignature: boolean;
+  /** The settings the fixes name: flags or options. */
+  words: CheckWords;
 }
 
 interface Answer {
@@ -55,7 +58,7 @@ export async function checkService(input: ServiceCheckInput): Promise<{ lines: C
   const call = (method: 'GET' | 'POST', path: string, body?: { bytes: Buffer; signature: string }) =>
     request(dispatcher, base.origin, prefix + path, token, input.timeoutMs, method, body);
   const lines: CheckLine[] = [];
-  const rest = (names: string[], why: string) => {
+  const rest = (names: CheckName[], why: string) => {
     for (const name of names) lines.push(skipped(name, why));
   };
   try {
@@ -68,20 +71,20 @@ export async function checkService(input: ServiceCheckInput): Promise<{ lines: C
       rest(['page base', 'clock', 'signature'], 'not checked (the service did not answer)');
       return { lines };
     }
-    lines.push(tokenLine(answer, token));
+    lines.push(tokenLine(answer, token, input.words));
     if (answer.status !== 200) {
       rest(['page base'], 'not checked (the token was not accepted)');
-      lines.push(clockLine(answer));
+      lines.push(clockLine(answer, input.words));
       rest(['signature'], 'not checked (the token was not accepted)');
       return { lines };
     }
     lines.push(await pageBaseLine(call));
-    lines.push(clockLine(answer));
+    lines.push(clockLine(answer, input.words));
     if (input.key === undefined) {
       rest(['signature'], 'not checked (no usable signing key)');
       return { lines };
     }
-    return await signatureLines(call, input.key, input.scheme, input.detectSignature, lines);
+    return await signatureLines(call, input, input.key, lines);
   } finally {
     await dispatcher.close();
   }
@@ -122,12 +125,12 @@ function describeError(answer: Answer): string {
   return `${answer.status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''}`;
 }
 
-function tokenLine(answer: Answer, token: string): CheckLine {
+function tokenLine(answer: Answer, token: string, words: CheckWords): CheckLine {
   const kind = /^lk_live_/.test(token) ? 'live' : /^lk_sandbox_/.test(token) ? 'sandbox' : 'unrecognised';
   if (answer.status === 200) return ok('token', `accepted (${kind} key; GET /v1/clients?size=1 → 200 in ${answer.took} ms)`);
   const what = describeError(answer);
   if (answer.status === 401) {
-    return failed('token', `refused: ${what}`, 'check CCS_TOKEN / --token-file holds the key for this base URL (lk_live_ for live, lk_sandbox_ for the sandbox) and that it was not revoked');
+    return failed('token', `refused: ${what}`, `check that ${words.token} holds the key for this base URL (lk_live_ for live, lk_sandbox_ for the sandbox) and that it was not revoked`);
   }
   if (answer.status === 403) {
     return failed('token', `forbidden: ${what}`, "check that this machine's IP address is on the key's allow-list and that the key may list and create clients");
@@ -138,7 +141,7 @@ function tokenLine(answer: Answer, token: string): CheckLine {
   return failed('token', `unexpected answer: ${what}`, 'check the base URL points at the Client Credit Service and that it is up');
 }
 
-function clockLine(answer: Answer): CheckLine {
+function clockLine(answer: Answer, words: CheckWords): CheckLine {
   const server = answer.date === undefined ? Number.NaN : Date.parse(answer.date);
   if (Number.isNaN(server)) return skipped('clock', 'the service sent no Date header');
   // The Date header is whole seconds, stamped while the request was served.
@@ -146,7 +149,7 @@ function clockLine(answer: Answer): CheckLine {
   const seconds = Math.round(Math.abs(skew) / 1000);
   const detail = seconds === 0 ? "within a second of the service's clock" : `${seconds} s ${skew > 0 ? 'ahead of' : 'behind'} the service's clock`;
   if (Math.abs(skew) > SKEW_WARNING_MS) {
-    return warning('clock', detail, "set this machine's clock (NTP): certificate validity and --created-from/--created-to depend on it");
+    return warning('clock', detail, `set this machine's clock (NTP): certificate validity and ${words.dateFilters} depend on it`);
   }
   return ok('clock', detail);
 }
@@ -183,9 +186,8 @@ const isRefusedBody = (status: number) => status === 400 || status === 422;
 
 async function signatureLines(
   call: Call,
+  { scheme, detectSignature: detect, words }: ServiceCheckInput,
   key: KeyObject,
-  scheme: SignatureScheme,
-  detect: boolean,
   lines: CheckLine[],
 ): Promise<{ lines: CheckLine[]; acceptedSchemes?: string[] | undefined }> {
   const bytes = probeBody();
@@ -207,7 +209,7 @@ async function signatureLines(
             : warning('detect', `inconclusive: a wrong signature got ${describeError(control)} too`, 'the service checks fields before signatures; a one-row import shows whether signing works'),
       );
     }
-    lines.push(signatureLine(scheme, mine, control, accepted));
+    lines.push(signatureLine(scheme, mine, control, accepted, words));
     return { lines, acceptedSchemes: detect ? accepted : undefined };
   } catch (error) {
     lines.push(failed('signature', `no answer to POST /v1/client: ${(error as Error).message}`, 'run check again; if it persists, the service or the network is failing'));
@@ -215,14 +217,14 @@ async function signatureLines(
   }
 }
 
-function signatureLine(scheme: SignatureScheme, mine: Answer | undefined, control: Answer, accepted: string[]): CheckLine {
+function signatureLine(scheme: SignatureScheme, mine: Answer | undefined, control: Answer, accepted: string[], words: CheckWords): CheckLine {
   const name = label(scheme);
   if (mine === undefined) return skipped('signature', 'not checked');
   if (mine.status === 401) {
-    const other = accepted[0];
+    const other = SCHEMES.find((candidate) => label(candidate) === accepted[0]);
     const fix = other
-      ? `the service accepts ${other}: use --signature-hash ${other.split('/')[0]} --signature-padding ${other.split('/')[1]}`
-      : 'the key is not the one registered, or the scheme differs: compare the fingerprint above with the registered key, and run ccs-bulk check --detect-signature';
+      ? `the service accepts ${label(other)}: ${words.useScheme(other)}`
+      : `the key is not the one registered, or the scheme differs: compare the fingerprint above with the registered key, and ${words.detect}`;
     return failed('signature', `${name} refused: ${describeError(mine)}`, fix);
   }
   if (isRefusedBody(mine.status)) {

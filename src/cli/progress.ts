@@ -5,7 +5,7 @@
  */
 import cliProgress from 'cli-progress';
 import type { ProgressSnapshot } from '../infra/progress-report.js';
-import type { LimitReport } from '../service/adaptive-limit.js';
+import { type LimitReport, paceNote } from '../service/adaptive-limit.js';
 
 export interface Progress {
   /** The library's onProgress: draws the snapshot, or keeps it until a line is due. */
@@ -123,5 +123,6 @@ export function formatDuration(ms: number): string {
 /** A limit for the summary: `4 (fixed)`, or where `auto` settled, e.g. `what` = 'in flight'. */
 export function formatLimits(limits: LimitReport, what: string): string {
   if (limits.mode === 'fixed') return `${limits.current} (fixed)`;
-  return `auto, settled at ${limits.settled} ${what} (last ${limits.current}, at most ${limits.max})`;
+  const note = paceNote(limits, 'concurrency');
+  return `auto, settled at ${limits.settled} ${what} (last ${limits.current}, at most ${limits.max})${note === undefined ? '' : `; ${note}`}`;
 }

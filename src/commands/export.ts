@@ -8,7 +8,7 @@
  * then it goes to stderr as one JSON line, so stdout stays a clean CSV/JSONL/xlsx stream.
  */
 import { type ExitCode, StoppedError, UsageError } from '../errors.js';
-import { type ExportSummary, exportClients } from '../export/run-export.js';
+import { type ExportSummary, runExportClients } from '../export/run-export.js';
 import type { Io } from '../infra/io.js';
 import type { Connection, ResolvedExportOptions } from '../config/options.js';
 import { createProgress, progressDisplay } from '../cli/progress.js';
@@ -75,7 +75,7 @@ async function exportWith(
   const progress = createProgress({ ...progressDisplay(options, io), unit: 'clients', knownTotal: false });
   let summary: ExportSummary;
   try {
-    summary = await exportClients({
+    summary = await runExportClients({
       ...settings,
       service: connected.service,
       out: toStdout ? io.stdout : settings.out,

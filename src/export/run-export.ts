@@ -6,6 +6,7 @@
  */
 
 import { CallbackGuard } from '../infra/callbacks.js';
+import { toLibraryWords } from '../infra/library-words.js';
 import { type OnProgress, progressReporter } from '../infra/progress-report.js';
 import { createAdaptiveLimit } from '../service/adaptive-limit.js';
 import type { ServiceClient } from '../service/client.js';
@@ -24,7 +25,9 @@ import { zipWorkbook } from './xlsx-package.js';
 
 export type { ExportSummary, IncrementalSummary } from './summary.js';
 
+/** What to export, where to, and how: the filters and format (`ExportSettings`), the service, the output. */
 export interface ExportClientsOptions extends ExportSettings, PlanInput {
+  /** The service client to list the clients with (`createServiceClient`); the caller closes it. */
   service: ServiceClient;
   /** A file path (written via a temp file, renamed on success), or a stream (written, not ended). */
   out: string | NodeJS.WritableStream;
@@ -32,6 +35,7 @@ export interface ExportClientsOptions extends ExportSettings, PlanInput {
   signal?: AbortSignal | undefined;
   /** Progress as data: a snapshot at most every `progressIntervalMs` (default 100), and at the end. */
   onProgress?: OnProgress | undefined;
+  /** The least time between two `onProgress` snapshots, in milliseconds; default 100. */
   progressIntervalMs?: number | undefined;
   /** The export's start instant (the pinned upper bound); tests fix it. Default: now. */
   now?: (() => Date) | undefined;
@@ -55,10 +59,20 @@ export interface ExportClientsOptions extends ExportSettings, PlanInput {
   report?: string | undefined;
   /** Called with the temp files of dead runs removed beside the output and state files. */
   onStaleTemps?: ((removed: string[]) => void) | undefined;
-  /** Called for a lock file found beside an output that was not believed and was replaced (lock.ts). */
+  /**
+   * Called for a lock file found beside an output that was not believed (not one ccs-bulk writes,
+   * or another user's that cannot be checked) and was replaced: its path, and why.
+   */
   onLockReplaced?: ((path: string, why: string) => void) | undefined;
   /** Called once the plan is made, before the first request: the output's filled-in name. */
-  onPlan?: ((plan: { out: string; replaces: boolean }) => void) | undefined;
+  onPlan?:
+    | ((plan: {
+        /** The output file, its placeholders filled in; `stream` for a stream. */
+        out: string;
+        /** An existing file will be replaced (`overwrite`) once the export succeeds. */
+        replaces: boolean;
+      }) => void)
+    | undefined;
 }
 
 /**
@@ -71,7 +85,7 @@ export interface ExportClientsOptions extends ExportSettings, PlanInput {
 export async function exportClients(options: ExportClientsOptions): Promise<ExportSummary> {
   const guard = new CallbackGuard();
   try {
-    const summary = await runExport({
+    const summary = await runExportClients({
       ...options,
       signal: guard.join(options.signal),
       onProgress: guard.wrap(options.onProgress),
@@ -83,11 +97,12 @@ export async function exportClients(options: ExportClientsOptions): Promise<Expo
     return summary;
   } catch (error) {
     guard.rethrow();
-    throw error;
+    throw toLibraryWords(error);
   }
 }
 
-async function runExport(options: ExportClientsOptions): Promise<ExportSummary> {
+/** exportClients for the CLI: its callbacks are its own, and its messages name flags. */
+export async function runExportClients(options: ExportClientsOptions): Promise<ExportSummary> {
   const settings = checkExportSettings(options, 'library', typeof options.out === 'string' ? options.out : undefined);
   if (options.out === '-')
     throw new TypeError("exportClients: pass a writable stream (stdout, say), not '-'");

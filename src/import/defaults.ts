@@ -6,13 +6,15 @@ import { DEFAULT_MAX_RECORD_SIZE } from './read/types.js';
 
 export { DATE_FORMATS } from './row/dates.js';
 
+/** What `importClients` (and the import command) use for a setting left out. */
 export const IMPORT_DEFAULTS = {
-  /** Adapted while the run goes (concurrency.ts), from `startConcurrency` up to `maxConcurrency`. */
+  /** Adapted while the run goes, from `startConcurrency` up to `maxConcurrency`. */
   concurrency: 'auto' as number | 'auto',
+  /** Where `auto` starts, in requests in flight, when no earlier run's pace is remembered. */
   startConcurrency: SERVICE_DEFAULTS.connections,
-  /** No pace of its own: what this machine can hold in flight (in-flight-bound.ts). */
+  /** No pace of its own: what this machine can hold in flight (from its memory and open-file limit). */
   maxConcurrency: requestBound(machineLimits()),
-  /** The day/month order from the file (row/date-order.ts); ISO dates are always read. */
+  /** The day/month order from the file (a day over 12, else the headers' language); ISO dates are always read. */
   dateFormat: 'auto' as DateFormat,
   /** The only documented value (docs/service.md#create-client). */
   liquidityType: 'chain',

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { CcsError, InputError } from '../errors.js';
 import { injected } from '../infra/inject.js';
 import { type OnProgress, type ProgressReporter, progressReporter, type ProgressSnapshot } from '../infra/progress-report.js';
-import type { LimitReport } from '../service/adaptive-limit.js';
+import { type LimitReport, paceNote } from '../service/adaptive-limit.js';
+import { type PaceMemory, paceMemoryFor } from '../service/pace-memory.js';
 import type { ServiceClient } from '../service/client.js';
 import { accountForRun, RowLedger, type RunAccount } from './record/account.js';
 import { type ClassifyRules, classifyRow, type Held, type RowVerdict } from './row/classify-row.js';
@@ -34,6 +35,7 @@ import type { HeldSummary, ListingProgress } from './send/held-emails.js';
 import { type Matching, settleHeld, startMatching, stopFor } from './send/match.js';
 import type { LockHolder } from '../infra/lock.js';
 import { CallbackGuard } from '../infra/callbacks.js';
+import { inLibraryWords, toLibraryWords } from '../infra/library-words.js';
 import { type RunStopped, stopError } from './record/stop-error.js';
 import { type RowResult, rowResultOf } from './record/row-result.js';
 import type { Identity } from './row/identity.js';
@@ -60,28 +62,47 @@ export interface ImportSettings {
    * become text (a Date at midnight UTC its day), undefined or null an empty cell.
    */
   rows?: RowsInput | undefined;
+  /** Check every row and write the results file, sending nothing (what `validate` does): rows come out `valid`. Default false. */
   dryRun?: boolean;
   /** Default `<file>.results.csv`. */
   results?: string;
+  /**
+   * Write the invalid and failed rows to this file, ready to fix and import again (a name ending
+   * in `.xlsx`: a workbook with each bad cell marked). Default: none.
+   */
   failed?: string | undefined;
+  /** Continue the results file: rows it records as created are skipped, the others sent (one that does not exist yet is started). Default false. */
   resume?: boolean;
+  /** Replace an existing results file, kept beside it as a dated `.bak.csv` first. Default false: an existing one is refused. */
   overwrite?: boolean;
+  /** Field → header, for a column the header matcher does not find (`{ email: 'E-Mail-Adresse' }`); with `rows`, field → your key. */
   map?: Partial<Record<Field, string>>;
+  /**
+   * The day/month order of dates not in ISO form: `auto` (the default: from the file, a day over
+   * 12, else the headers' language), or a form that names it (`DD.MM.YYYY`, `MM/DD/YYYY`…).
+   */
   dateFormat?: DateFormat;
+  /** How to read the input: encoding, delimiter, sheet, header row, record size; each found from the file when absent. */
   read?: ReadOptions;
+  /** `liquidity_type` for rows without that column; default `chain`, the only value the service documents. */
   liquidityType?: string;
   /** Requests in flight: a number, or `auto` (the default) to find it while the run goes. */
   concurrency?: number | 'auto';
   /** `auto`'s upper bound. */
   maxConcurrency?: number | undefined;
+  /** At most this many requests a second. Default: no bound but `concurrency`. */
   rate?: number | undefined;
+  /** Stop the run (a `StoppedError`, `max_errors`, resumable) once this many rows are invalid or failed. Default: never. */
   maxErrors?: number | undefined;
-  /** Take only this shard's rows (shard.ts); the results file gets `.shard-K-of-N`. */
+  /**
+   * Take only this shard's rows, so several processes share one file (every shard reads the whole
+   * file, so duplicates are judged on all of it); the results file gets `.shard-K-of-N`.
+   */
   shard?: Shard | undefined;
   /** The review page (one self-contained HTML file), written when the run ends. */
   report?: string | undefined;
   /**
-   * Who a person is (row/identity.ts): their e-mail (the default), the value of a column the
+   * Who a person is, so each is one client: their e-mail (the default), the value of a column the
    * user names (a customer number), or nobody (rows are matched by idempotency key alone).
    */
   identity?: Identity | undefined;
@@ -92,21 +113,22 @@ export interface ImportSettings {
   ignoreColumns?: readonly string[] | undefined;
   /**
    * The e-mails the service holds, kept between runs so a repeat run lists only the clients
-   * created since (held-emails.ts): a file path, or false to keep them in memory only.
+   * created since (see the summary's `matching`): a file path, or false to keep them in memory only.
    * Default: a file per service in the user's cache folder.
    */
   heldCache?: string | false | undefined;
   /** A dry run (validate) that still lists the service's e-mails, to show who is already there. */
   matchService?: boolean | undefined;
-  /** The command as typed, recorded (redacted) in the results file's sidecar (results-meta.ts); absent: not recorded. */
+  /** The command as typed, recorded (redacted) in the results file's sidecar (`<results>.meta.json`); absent: not recorded. */
   commandLine?: readonly string[] | undefined;
   /**
-   * --resume goes on although rows of the input differ from what the results file recorded for
-   * them (record/source-changes.ts); without it such a resume is refused before anything is sent.
+   * `resume` goes on although rows of the input differ from what the results file recorded for
+   * them (see `onSourceChanged`); without it such a resume is refused before anything is sent.
    */
   acceptChangedSource?: boolean | undefined;
 }
 
+/** `importClients`' options: the settings, the service to send to, and the callbacks the run reports through. */
 export interface ImportClientsOptions extends ImportSettings {
   /** Required unless dryRun. */
   service?: ServiceClient | undefined;
@@ -114,12 +136,16 @@ export interface ImportClientsOptions extends ImportSettings {
   signal?: AbortSignal | undefined;
   /** Progress as data: a snapshot at most every `progressIntervalMs` (default 100), and at the end. */
   onProgress?: OnProgress | undefined;
+  /** The least time between two `onProgress` snapshots, in milliseconds; default 100. */
   progressIntervalMs?: number | undefined;
   /** Called once the plan is settled, before any row is sent (validate prints it). */
   onPlan?: ((plan: ImportPlan) => void) | undefined;
   /** Called with the temp files of dead runs removed beside the results file. */
   onStaleTemps?: ((removed: string[]) => void) | undefined;
-  /** Called for a lock file found beside an output that was not believed and was replaced (lock.ts). */
+  /**
+   * Called for a lock file found beside an output that was not believed (not one ccs-bulk writes,
+   * or another user's that cannot be checked) and was replaced: its path, and why.
+   */
   onLockReplaced?: ((path: string, why: string) => void) | undefined;
   /** Called when the results file's lock was left by a dead run and taken over (for the log). */
   onLockTakenOver?: ((path: string, dead: LockHolder) => void) | undefined;
@@ -128,49 +154,71 @@ export interface ImportClientsOptions extends ImportSettings {
    * client id to write back, a row to fix. Called in the order rows finish, not their order.
    */
   onRow?: ((result: RowResult) => void) | undefined;
-  /** Called (--resume) when the input changed since the results file's last run and the run goes on (rows only added, or accepted). */
+  /** Called (with `resume`) when the input changed since the results file's last run and the run goes on (rows only added, or accepted). */
   onSourceChanged?: ((changes: SourceChanges) => void) | undefined;
   /**
-   * The service as the results file records it (results-meta.ts); default: the service's base
-   * URL. --resume refuses a results file written against another.
+   * The service as the results file records it (in its `<results>.meta.json` sidecar); default:
+   * the service's base URL. `resume` refuses a results file written against another.
    */
   serviceIdentity?: string | undefined;
+  /**
+   * Where `concurrency: 'auto'` keeps the pace it settled at, so the next run against this service
+   * starts near it: default, a file per service in the user's cache folder; false, none (the run
+   * starts at the usual 8 and leaves nothing).
+   */
+  paceMemory?: PaceMemory | false | undefined;
   /** Invalid rows listed in the summary's `invalidRows` (default 10; every one is in the results file). */
   invalidRowsListed?: number | undefined;
   /** The command that continues this import if it stops, shown on the review page. */
   resumeCommand?: string | undefined;
-  /** While the service's people are listed before the first row (held-emails.ts): a snapshot a page. */
+  /** While the service's people are listed before the first row (see `identity`, `heldCache`): a snapshot a page. */
   onListing?: ((progress: ListingProgress) => void) | undefined;
 }
 
+/** The import as settled before the first row is sent, as `onPlan` receives it: the input, the column mapping, the results file. */
 export interface ImportPlan {
+  /** The input as read: format, encoding, delimiter (and how each was chosen), where the header is. */
   source: SourceInfo;
+  /** Field → the header of the column that feeds it. */
   columns: Partial<Record<Field, string>>;
+  /** Headers of the columns no field takes: not sent. */
   unknownColumns: string[];
+  /** The results file this run writes. */
   results: string;
+  /** With `resume`: rows the results file already records as created, skipped this time. */
   resumedCreated: number;
   /** The results file existed, written by validate (no sends), and is replaced. */
   replacesValidate: boolean;
-  /** Unmapped columns that look like an optional field (row/lookalike.ts): only a dry run gets this far with any. */
+  /** Unmapped columns that look like an optional field (map them, or list them in `ignoreColumns`): only a dry run gets this far with any. */
   lookalikeColumns: LookalikeColumn[];
-  /** The import's results file that --overwrite replaced, kept beside it under this name. */
+  /** The import's results file that `overwrite` replaced, kept beside it under this name. */
   backup: string | undefined;
-  /** An earlier run's review page at --report, kept under this dated name, marked as replaced. */
+  /** An earlier run's review page at `report`, kept under this dated name, marked as replaced. */
   retiredReport?: string | undefined;
   /** Fields whose header only a language other than English reads: country ← "Land" (de). */
   columnLanguages?: Partial<Record<Field, Language>>;
-  /** How dates not in ISO form are read, and why (row/date-order.ts). */
+  /** How dates not in ISO form are read, and why (see `dateFormat`). */
   dates?: DateReading;
 }
 
+/**
+ * What an import did: `importClients` resolves with it, and a stopped run's error carries it as
+ * `summary`.
+ */
 export interface ImportSummary {
+  /** The input file, as given (`rows` for rows from code without a `file`). */
   file: string;
+  /** The results file written: one line per row, with its outcome. */
   results: string;
+  /** The file of invalid and failed rows, when `failed` asked for one. */
   failed: string | undefined;
   /** The review page, when asked for. */
   report: string | undefined;
+  /** Nothing was sent (`dryRun`). */
   dryRun: boolean;
+  /** Data rows read (with `shard`, this shard's only). */
   rows: number;
+  /** Rows by outcome (`created`, `existing`, `invalid`, `failed`…), every outcome present, 0 included. */
   counts: Record<Outcome, number>;
   /** Of `created`: clients the service already held before the run (replays of an earlier run's rows under the same key). */
   replayed: number;
@@ -178,28 +226,51 @@ export interface ImportSummary {
   invalidRows: InvalidRow[];
   /** Values changed on their way out, with how often (`Italy` → `IT`). */
   normalizations: Normalization[];
-  /** Rows written to the --failed file, and the encoding it is in. */
+  /** Rows written to the `failed` file, and the encoding it is in. */
   failedRows: number;
-  failedEncoding: { name: string; changed: boolean } | undefined;
-  topErrors: { code: string; count: number }[];
+  /** The `failed` file's encoding (undefined without one): a CSV input's own, so it opens as the input did; else UTF-8 with a BOM. */
+  failedEncoding:
+    | {
+        /** The encoding's WHATWG name (`utf-8`, `windows-1252`…), or `xlsx` for a workbook. */
+        name: string;
+        /** A value the input's encoding cannot hold made the file UTF-8 (with a BOM) instead. */
+        changed: boolean;
+      }
+    | undefined;
+  /** The most frequent error codes of invalid and failed rows, the first 5, most frequent first. */
+  topErrors: {
+    /** The row error's code (`invalid_row`, the service's `email_taken`…). */
+    code: string;
+    /** How many rows had it. */
+    count: number;
+  }[];
+  /** Milliseconds the run took. */
   elapsedMs: number;
+  /** Rows read a second, over the whole run, rounded. */
   rowsPerSecond: number;
+  /** The input as read: format, encoding, delimiter (and how each was chosen), where the header is. */
   source: SourceInfo;
+  /** Field → the header of the column that fed it. */
   columns: Partial<Record<Field, string>>;
+  /** Headers of the columns no field took: not sent. */
   unknownColumns: string[];
   /** As in the plan: a dry run's warning (an import stops before sending instead). */
   lookalikeColumns: LookalikeColumn[];
-  /** A single-byte file's rows with a `?` where the saving program lost a letter (row/lost-letters.ts). */
+  /** A single-byte file's rows with a `?` where the saving program lost a letter. */
   lostLetters?: LostLetters;
+  /** Why the run stopped before the end (the summary a stopped run's error carries); undefined when it finished. */
   stopped: Stop | undefined;
-  /** The service's people as learned before the first row, when it was asked (held-emails.ts). */
+  /** The service's people as learned before the first row, when it was asked (see `identity`, `heldCache`). */
   matching?: HeldSummary;
-  /** Rows (--resume) changed since an earlier run of the results file created their client: skipped, each with a line saying so. */
+  /** Rows (with `resume`) changed since an earlier run of the results file created their client: skipped, each with a line saying so. */
   changedRows: number[];
   /** Requests in flight: fixed, or where `auto` settled. */
   concurrency: LimitReport;
-  /** With --shard: which, and the rows read that belong to other shards (not in `rows`). */
-  shard?: Shard & { otherRows: number };
+  /** With `shard`: which, and the rows read that belong to other shards (not in `rows`). */
+  shard?: Shard & {
+    /** Rows read that belong to other shards. */
+    otherRows: number;
+  };
   /** The end-of-run account, checked when the run did not stop: the input read to its end, every row's outcome in the results file. */
   account?: RunAccount;
 }
@@ -224,14 +295,21 @@ export async function importClients(input: ImportClientsInput): Promise<ImportSu
     summary = await runImport(guardCallbacks(options, guard));
   } catch (error) {
     guard.rethrow();
-    throw error;
+    throw toLibraryWords(error);
   } finally {
     if (scratch !== undefined) await rm(scratch, { recursive: true, force: true });
   }
   guard.rethrow();
   const { stopped } = summary;
-  if (stopped !== undefined) throw stopError(stopped, summary, summary.results, options.signal?.reason);
-  return summary;
+  if (stopped === undefined) return summary;
+  // Said as options, not flags: the caller set `maxErrors`, not --max-errors.
+  const said = {
+    ...stopped,
+    message: inLibraryWords(stopped.message),
+    ...(stopped.cause !== undefined && { cause: inLibraryWords(stopped.cause) }),
+    ...(stopped.fix !== undefined && { fix: inLibraryWords(stopped.fix) }),
+  };
+  throw stopError(said, { ...summary, stopped: said }, summary.results, options.signal?.reason);
 }
 
 /**
@@ -240,7 +318,20 @@ export async function importClients(input: ImportClientsInput): Promise<ImportSu
  * and `onRow` is how its outcomes come out).
  */
 export type ImportClientsInput = Omit<ImportClientsOptions, 'file' | 'rows'> &
-  ({ file: string; rows?: undefined } | { rows: RowsInput; file?: string | undefined });
+  (
+    | {
+        /** The input file: CSV, .xlsx, .ods or .xls. */
+        file: string;
+        /** Not with `file`. */
+        rows?: undefined;
+      }
+    | {
+        /** Rows from code: plain objects from an Iterable or AsyncIterable, pulled as the run sends. */
+        rows: RowsInput;
+        /** Only a name for the rows, in messages and the results file; default `rows`. */
+        file?: string | undefined;
+      }
+  );
 
 /** A stopped import's error: `summary` (what it did) and `resume` (how to continue it) attached. */
 export function isImportStop(error: unknown): error is CcsError & RunStopped<ImportSummary> {
@@ -598,7 +689,15 @@ function openWindow(options: ImportClientsOptions): SendWindow {
     backlog: signedBacklog(availableParallelism()),
     rate: options.rate,
     signal: options.signal,
+    paceMemory: paceMemoryOf(options),
   });
+}
+
+/** Where `auto` keeps its pace between runs against this service; none for a dry run (no requests). */
+function paceMemoryOf(options: ImportClientsOptions): PaceMemory | undefined {
+  if (options.dryRun === true || options.paceMemory === false) return undefined;
+  const service = options.serviceIdentity ?? options.service?.baseUrl;
+  return options.paceMemory ?? (service === undefined ? undefined : paceMemoryFor(service));
 }
 
 function rowRules(options: ImportSettings) {
@@ -625,6 +724,7 @@ function snapshot(run: Run, dryRun: boolean): ProgressSnapshot {
     fraction,
     counters: Object.fromEntries(outcomes.map((outcome) => [outcome, counts[outcome]])),
     pace: dryRun ? undefined : { inFlight: run.window.inFlight(), limit: run.window.limits().current },
+    note: dryRun ? undefined : paceNote(run.window.limits(), 'concurrency'),
   };
 }
 

@@ -33,14 +33,19 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { printable } from './printable.js';
 
+/** Who holds an output file's lock: the run that took it, as its `.lock` file records it. */
 export interface LockHolder {
+  /** The holding run's process id. */
   pid: number;
+  /** The host name of the machine the run was on. */
   host: string;
   /** ISO time the lock was taken */
   since: string;
   /** Linux: the boot id, and the process's start time in clock ticks since boot (pid reuse). */
   boot?: string | undefined;
+  /** Linux: the process's start time in clock ticks since boot, so a reused pid is not taken for the run. */
   start?: string | undefined;
+  /** A random token the run chose, so it removes only its own lock. */
   nonce: string;
 }
 

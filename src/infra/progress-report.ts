@@ -3,6 +3,7 @@
  * a line) is the command's business (progress.ts). No terminal, no stream here.
  */
 
+/** Where a run stands, as `onProgress` receives it: at most every `progressIntervalMs`, and once at the end. */
 export interface ProgressSnapshot {
   /** Import: rows finished, whatever their outcome. Export: clients written. */
   done: number;
@@ -16,11 +17,22 @@ export interface ProgressSnapshot {
   /** Import: rows finished by outcome, every outcome present (0 included). Export: clients written. */
   counters: Record<string, number>;
   /** Import: requests on the wire now, and the limit on them (it adapts unless a concurrency was given). */
-  pace?: { inFlight: number; limit: number } | undefined;
-  /** Something about the run's pace the user can act on (a limit it cannot tell apart, say). */
+  pace?:
+    | {
+        /** Requests on the wire at this moment. */
+        inFlight: number;
+        /** The most allowed in flight at this moment (`concurrency`, or where `auto` has it now). */
+        limit: number;
+      }
+    | undefined;
+  /**
+   * Something the run's pace says the user can act on: `auto` settled far below the peak it
+   * reached, and the setting that would hold the peak.
+   */
   note?: string | undefined;
 }
 
+/** Receives a run's progress as data: the library never draws on a terminal. */
 export type OnProgress = (snapshot: ProgressSnapshot) => void;
 
 /** The commands' plain progress line when stderr is not a terminal (--progress-interval), seconds. */

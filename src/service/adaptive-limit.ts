@@ -5,7 +5,7 @@
  * read `current` before starting more requests.
  */
 import type { Answer } from './client.js';
-import { type ControllerState, initialState, type Observation, observe } from './concurrency.js';
+import { type ControllerState, type CutCause, initialState, type Observation, observe } from './concurrency.js';
 
 export interface AdaptiveLimit {
   /** The limit in force now. */
@@ -18,15 +18,36 @@ export interface AdaptiveLimit {
    */
   observe(answer: Answer, busy: number, awaiting?: number): void;
   limits(): LimitReport;
+  /** Answers observed. */
+  readonly answered: number;
+  /** `auto` met a 429 limit (not noise) during the run. */
+  readonly throttled: boolean;
 }
 
 /** What the summary and `--json` report: the limit now and where it settled. */
 export interface LimitReport {
+  /** `auto`: the limit adapted to the service's answers; `fixed`: a number was given. */
   mode: 'auto' | 'fixed';
+  /** The limit at the end (or at this moment, mid-run). */
   current: number;
+  /** Where the limit settled: the one in force for most of the last 1000 answers. */
   settled: number;
+  /** The upper bound: `auto`'s ceiling, or the fixed number. */
   max: number;
+  /** `auto`: where it started (higher than the default when an earlier run's pace was remembered: see `paceMemory`). */
+  start?: number;
+  /** `auto`: the highest limit its slots all filled in a healthy window. */
+  peak?: number;
+  /**
+   * `auto`, settled at a quarter of its peak or less, cut there by 5xx and timeouts or by a
+   * rise in latency as the window grew: the service's limit, or its trouble at that moment,
+   * which the answers cannot tell apart (a 429 says which; it is not reported here).
+   */
+  farBelowPeak?: Exclude<CutCause, 'throttled'>;
 }
+
+/** Settled at 1 / FAR_BELOW of the peak or less: far below it. */
+export const FAR_BELOW = 4;
 
 export interface AdaptiveLimitOptions {
   /** A fixed number, or `auto`: adapted from `start` up to `max`. */
@@ -35,6 +56,8 @@ export interface AdaptiveLimitOptions {
   max: number;
   /** A monotonic clock, ms (injected by the simulation). */
   now?: (() => number) | undefined;
+  /** `auto` comes down to what its windows use once they stop filling it (ControllerBounds.settle). */
+  settle?: boolean | undefined;
 }
 
 /** Answers whose limits say where `auto` settled. */
@@ -43,13 +66,21 @@ const SETTLED_ANSWERS = 1000;
 export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimit {
   const auto = options.limit === 'auto';
   const max = auto ? options.max : (options.limit as number);
-  const bounds = { min: 1, max };
+  const bounds = { min: 1, max, settle: options.settle };
   const now = options.now ?? (() => performance.now());
   let controller: ControllerState = initialState(auto ? options.start : max, bounds);
   // The limit at each of the last answers: the most frequent is the settled one.
   const recent = new Uint16Array(SETTLED_ANSWERS);
   let answers = 0;
+  let throttled = false;
+  const start = controller.limit;
   return {
+    get answered() {
+      return answers;
+    },
+    get throttled() {
+      return throttled;
+    },
     get current() {
       return controller.limit;
     },
@@ -61,10 +92,14 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
       if (!auto) return;
       const at = now();
       controller = observe(controller, classify(answer, busy, at, awaiting), bounds);
+      throttled ||= controller.cause === 'throttled';
     },
     limits() {
-      const { limit } = controller;
-      return { mode: auto ? 'auto' : 'fixed', current: limit, settled: mostHeld(recent, answers, limit), max };
+      const { limit, peak, cause } = controller;
+      const settled = mostHeld(recent, answers, limit);
+      if (!auto) return { mode: 'fixed', current: limit, settled, max };
+      const far = cause !== undefined && cause !== 'throttled' && settled * FAR_BELOW <= peak;
+      return { mode: 'auto', current: limit, settled, max, start, peak, ...(far && { farBelowPeak: cause }) };
     },
   };
 }
@@ -87,4 +122,14 @@ function mostHeld(recent: Uint16Array, answers: number, current: number): number
     if (count > most) [best, most] = [limit, count];
   }
   return best;
+}
+
+/**
+ * A line for the progress display and the summary when `auto` settled far below its peak for
+ * a reason it cannot tell (farBelowPeak): what it saw, and the flag that keeps the peak.
+ */
+export function paceNote(report: LimitReport, flag: string): string | undefined {
+  if (report.farBelowPeak === undefined || report.peak === undefined) return undefined;
+  const why = report.farBelowPeak === 'latency' ? 'answers slowed as more were in flight' : 'more 5xx or timeouts came as more were in flight';
+  return `${report.settled} in flight, far below the ${report.peak} it reached: ${why}, the service's limit or its trouble now; if the service takes more, --${flag} ${report.peak} holds it there`;
 }

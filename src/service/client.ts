@@ -9,6 +9,7 @@ import type { Dispatcher } from 'undici';
 import { type BreakerPolicy, DEFAULT_BREAKER } from './breaker.js';
 import { SERVICE_DEFAULTS } from './defaults.js';
 import { createTransport, type NetworkSettings } from './dispatcher.js';
+import { UsageError } from '../errors.js';
 import { injected } from '../infra/inject.js';
 import { createOutageGate, type OutageEvent } from './outage.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
@@ -46,7 +47,7 @@ export interface ServiceClientOptions {
   baseUrl: string;
   /** The API token, sent as `Authorization: Bearer …`; never logged. */
   token: string;
-  /** Needed for createClient only. */
+  /** Signs Create Client bodies (createSigner): needed for createClient only, which rejects without one (UsageError `key_missing`). */
   signer?: Signer | undefined;
   /** Injected transport (an undici Dispatcher); when absent one is made for `network`, owned and closed by `close()`. */
   dispatcher?: Dispatcher | undefined;
@@ -179,7 +180,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const ownsDispatcher = options.dispatcher === undefined;
 
   async function prepareCreate(body: CreateClientBody): Promise<PreparedCreate> {
-    if (!options.signer) throw new Error('createClient needs a signer');
+    if (!options.signer) {
+      throw new UsageError('createClient needs a signer: pass `signer: createSigner(key)` to createServiceClient (listing needs none)', 'key_missing');
+    }
     const bytes = serializeCreateBody(body, options.applicationDateField);
     return { bytes, signature: await options.signer.sign(bytes) };
   }

@@ -6,19 +6,27 @@
  *
  * Judged once per window (max(limit, MIN_WINDOW) answers, about one round trip; after a 429,
  * once the requests then in flight have answered):
- * - a 429 in the window (or 5xx and timeouts above OVERLOAD_SHARE of it): multiplicative
- *   decrease to the share that got through (limit × ok/total, at most × DECREASE); after a
- *   429, what the service let through in the round trip after it becomes the ceiling;
+ * - 429s (or 5xx and timeouts) that are a larger share at this limit than at smaller ones
+ *   (fault-share.ts: a limit refuses more as the window grows, noise a steady share at any):
+ *   multiplicative decrease to the share that got through (limit × ok/total, at most ×
+ *   DECREASE); after 429s, what the service let through in the round trip after the first
+ *   becomes the ceiling. Refusals at no larger a share are the service's background noise: the
+ *   window is judged as if they were answers;
  * - mean latency above LATENCY_RISE × its recent minimum: decrease by DECREASE, to no less
  *   than half the limit the rise began at (a slower service is not a queue of ours);
  * - otherwise, if every slot was busy: double until the first decrease (slow start, as TCP's:
- *   at 150 ms a round trip, growing by a quarter took ten round trips to reach 64), then grow
- *   by a quarter while no ceiling is known, up to the ceiling as fast, and past it after
- *   PROBE_WINDOWS calm windows and QUIET_MS since the last 429, by steps that double.
+ *   at 150 ms a round trip, growing by a quarter took ten round trips to reach 64; past
+ *   SLOW_START_DOUBLES_TO by a half), then grow by a quarter while no ceiling is known, up
+ *   to the ceiling as fast, and past it after PROBE_WINDOWS calm windows and QUIET_MS since
+ *   the last 429 the service's limit sent, by steps that double.
  * A window where the slots were not all busy (signing or reading could not feed them, or the
- * export's writer lagged) leaves the limit alone: a limit nobody uses says nothing about the service.
+ * export's writer lagged) grows nothing: a limit nobody uses says nothing about the service.
+ * With `settle` (the import) such windows bring the limit down to what they used and some
+ * room, so that a burst of signed rows after a pause never finds thousands of slots free.
  * After a decrease, answers to requests sent before it are not judged.
  */
+
+import { type FaultTable, judgeFaults, record } from './fault-share.js';
 
 export type Observation = (
   /** An answer other than the ones below, `latencyMs` on the wire; `inFlight` counts this one. */
@@ -41,6 +49,12 @@ export type Observation = (
 export interface ControllerBounds {
   min: number;
   max: number;
+  /**
+   * The limit comes down to what its windows used (settled()) once they stop filling it: the
+   * import's, whose unused slots would take a burst of signed rows at once after a pause. Not
+   * the export's, whose pages count busy only while the writer waits.
+   */
+  settle?: boolean | undefined;
 }
 
 export interface ControllerState {
@@ -71,7 +85,17 @@ export interface ControllerState {
   readonly riseFloor: number | undefined;
   /** No decrease yet: growth doubles. */
   readonly slowStart: boolean;
+  /** Refusals per limit, for telling a limit's from noise (fault-share.ts). */
+  readonly faults: FaultTable;
+  /** The highest limit whose slots were all busy in a healthy window. */
+  readonly peak: number;
+  /** What the last decrease answered: 429s, 5xx or timeouts, or a rise in latency. */
+  readonly cause: CutCause | undefined;
+  /** The most slots busy in each of the last SETTLE_WINDOWS healthy windows. */
+  readonly used: readonly number[];
 }
+
+export type CutCause = 'throttled' | 'overloaded' | 'latency';
 
 interface WindowTally {
   answers: number;
@@ -116,8 +140,22 @@ export const MIN_WINDOW = 4;
  * request of the last doubling is in flight and answered 429.
  */
 export const SLOW_START_DOUBLES_TO = 64;
-/** A rare 5xx is the service's bad luck (the breaker handles outages); a share of them is overload. */
-export const OVERLOAD_SHARE = 0.05;
+/**
+ * Past it, until the first decrease, the import grows by a half a round trip (a quarter took 17
+ * round trips from 64 to the 3,000 that 16 cores need at 500 ms): a bucket's credit still hides
+ * it, and a step of a half overshoots it by half what doubling would (the whole run's 429s stay
+ * under 2% at 100/s), and settling takes back what the signer then does not use. The export
+ * keeps a quarter: it asks for twice its limit in pages ahead, and its windows settle nothing.
+ */
+export const SLOW_START_GROWTH = 0.5;
+/**
+ * Settling: windows whose most busy slots say what the pace uses, and the room kept above it
+ * (a half, and a few for jitter), so the limit is what the signer, the reader or the service
+ * keeps in flight, not what a burst once filled.
+ */
+export const SETTLE_WINDOWS = 8;
+export const SETTLE_ROOM = 1.5;
+export const SETTLE_SLACK = 16;
 
 const EMPTY: WindowTally = {
   answers: 0,
@@ -148,6 +186,10 @@ export function initialState(limit: number, bounds: ControllerBounds): Controlle
     paceAt: undefined,
     riseFloor: undefined,
     slowStart: true,
+    faults: [],
+    peak: 0,
+    cause: undefined,
+    used: [],
   };
 }
 
@@ -186,20 +228,30 @@ function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds
   // Nothing got through and nothing said slow down: the service is down, not overloaded by us.
   // The circuit breaker waits that out; the limit stays for when it is back.
   if (w.ok === 0 && w.throttled === 0) return state;
-  if (w.throttled > 0 || w.overloaded > w.answers * OVERLOAD_SHARE) {
+  const seen = { limit, answers: w.answers, throttled: w.throttled, failed: w.overloaded };
+  const faults = record(state.faults, seen);
+  state = { ...state, faults };
+  const atCeiling = state.ceiling !== undefined && limit >= state.ceiling;
+  // Where a limit is likely (at a ceiling the service enforced, or before anything pushed back:
+  // a bucket that slow start empties), a 429 counts unless it is known noise.
+  const verdict = judgeFaults(faults, seen, 'throttled', state.slowStart || atCeiling);
+  // A ceiling whose 429s the windows below it get as often was noise: growth may pass it.
+  if (verdict === 'noise' && atCeiling) state = { ...state, ceiling: undefined };
+  const throttled = verdict === 'limit';
+  if (throttled || judgeFaults(faults, seen, 'any', false) === 'limit') {
     const through = w.ok / w.answers;
     const next = clamp(Math.floor(limit * Math.min(DECREASE, through)), bounds);
-    // 5xx alone (no 429) cut the limit but set no ceiling: an outage's edges look like that, and
-    // the service said nothing of the pace it takes.
-    if (w.throttled === 0) return cut(state, w, next, state.ceiling);
+    // 5xx (no more 429s than before) cut the limit but set no ceiling: an outage's edges look
+    // like that, and the service said nothing of the pace it takes.
+    if (!throttled) return cut(state, w, next, state.ceiling, 'overloaded');
     // The ceiling: what the service let through in the round trip after it first refused one
     // (under a cap on concurrent requests, the cap; under a token bucket, rate × round trip,
     // whatever credit the bucket had left before). Growth returns to it quickly. Without the
     // slots in flight then, the share of the window that got through.
     const byWindow = Math.max(next, Math.floor(limit * through));
     const ceiling = clamp(w.closeAt === undefined ? byWindow : measured(state, w, byWindow), bounds);
-    const throttled = { ...state, throttledAt: w.firstThrottledAt, probeStep: 1 };
-    return cut(throttled, w, Math.min(next, ceiling), ceiling);
+    const paused = { ...state, throttledAt: w.firstThrottledAt, probeStep: 1 };
+    return cut(paused, w, Math.min(next, ceiling), ceiling, 'throttled');
   }
   if (w.ok === 0) return state;
   const mean = w.latencySum / w.ok;
@@ -210,14 +262,17 @@ function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds
     const next = clamp(Math.max(riseFloor, Math.floor(limit * DECREASE)), bounds);
     // Counted, not timed: a latency that stays must reach the baseline in BASELINE_WINDOWS
     // windows, not twice as many round trips.
-    return { ...state, recentMeans, riseFloor, limit: next, ignore: Math.max(0, limit - next), calm: 0, slowStart: false };
+    return { ...state, recentMeans, riseFloor, limit: next, ignore: Math.max(0, limit - next), calm: 0, slowStart: false, cause: 'latency' };
   }
-  state = { ...state, riseFloor: undefined };
-  if (w.busiest < limit) return { ...state, recentMeans };
+  const used = [...state.used, Math.min(w.busiest, limit)].slice(-SETTLE_WINDOWS);
+  state = { ...state, riseFloor: undefined, used };
+  if (w.busiest < limit) return { ...state, recentMeans, ...settled(state, bounds) };
+  state = { ...state, peak: Math.max(state.peak, limit) };
   const { ceiling } = state;
   if (ceiling === undefined) {
     const doubling = state.slowStart && limit < SLOW_START_DOUBLES_TO;
-    return { ...state, recentMeans, limit: clamp(doubling ? limit * 2 : limit + Math.ceil(limit / 4), bounds) };
+    const step = doubling ? limit : Math.ceil(limit * (state.slowStart && bounds.settle ? SLOW_START_GROWTH : 0.25));
+    return { ...state, recentMeans, limit: clamp(limit + step, bounds) };
   }
   if (limit < ceiling) {
     return { ...state, recentMeans, limit: clamp(Math.min(ceiling, limit + Math.ceil(limit / 4)), bounds) };
@@ -267,15 +322,27 @@ function paced(state: ControllerState, at: number, through = true): { pace: numb
  * Every field of ControllerState is required, so a field added there and missed here fails to compile.
  */
 function answered(state: ControllerState, window: WindowTally, { pace, paceAt }: { pace: number; paceAt: number | undefined }): ControllerState {
-  const { limit, ceiling, recentMeans, ignore, cutAt, calm, throttledAt, probeStep, riseFloor, slowStart } = state;
-  return { limit, ceiling, recentMeans, window, ignore, cutAt, calm, throttledAt, probeStep, pace, paceAt, riseFloor, slowStart };
+  const { limit, ceiling, recentMeans, ignore, cutAt, calm, throttledAt, probeStep, riseFloor, slowStart, faults, peak, cause, used } = state;
+  return { limit, ceiling, recentMeans, window, ignore, cutAt, calm, throttledAt, probeStep, pace, paceAt, riseFloor, slowStart, faults, peak, cause, used };
 }
 
 /** A decrease: requests sent at the old limit still answer as if it held, and are not this limit's doing. */
-function cut(state: ControllerState, w: WindowTally, next: number, ceiling: number | undefined): ControllerState {
+function cut(state: ControllerState, w: WindowTally, next: number, ceiling: number | undefined, cause: CutCause): ControllerState {
   const { limit } = state;
   const timed = w.lastAt !== undefined;
-  return { ...state, limit: next, ceiling, ignore: timed ? 0 : Math.max(0, limit - next), cutAt: timed ? w.lastAt : state.cutAt, calm: 0, slowStart: false };
+  return { ...state, limit: next, ceiling, ignore: timed ? 0 : Math.max(0, limit - next), cutAt: timed ? w.lastAt : state.cutAt, calm: 0, slowStart: false, cause };
+}
+
+/**
+ * Windows that did not fill the limit, SETTLE_WINDOWS in a row of them at most `used` busy:
+ * the limit comes down to SETTLE_ROOM × that + SETTLE_SLACK (no cut: the service said nothing,
+ * and full windows grow it again). What cut it before is no longer why it is where it is.
+ */
+function settled(state: ControllerState, bounds: ControllerBounds): Partial<ControllerState> {
+  const { used, limit } = state;
+  if (!bounds.settle || used.length < SETTLE_WINDOWS) return {};
+  const to = Math.ceil(SETTLE_ROOM * Math.max(...used) + SETTLE_SLACK);
+  return to < limit ? { limit: clamp(to, bounds), cause: undefined } : {};
 }
 
 /** QUIET_MS since the last 429 (or no clock to tell): a probe may go past the ceiling. */

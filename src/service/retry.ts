@@ -15,6 +15,7 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
 }
 
+/** The retry policy a service client uses unless given one: 5 retries, 200 ms doubling to 20 s, Retry-After up to 2 minutes. */
 export const DEFAULT_RETRY: RetryPolicy = {
   retries: SERVICE_DEFAULTS.retries,
   baseDelayMs: 200,
@@ -50,6 +51,7 @@ export interface RetryDelayInput {
   attempt: number;
   /** The server's Retry-After, in ms, if it sent one. */
   retryAfterMs?: number | undefined;
+  /** The delays' bounds (`DEFAULT_RETRY`'s unless the client was given others). */
   policy: RetryPolicy;
   /** A number in [0, 1): injected so tests can pin it. */
   random: number;

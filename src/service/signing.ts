@@ -5,6 +5,10 @@
 import { constants, generateKeyPair, type KeyObject, sign, verify } from 'node:crypto';
 import { promisify } from 'node:util';
 import { SERVICE_DEFAULTS } from './defaults.js';
+import { assertSigningKey, REQUIRED_MODULUS_BITS, signingKeyFromPem } from './keys.js';
+
+// Where the sandbox and the key generator have always found it.
+export { REQUIRED_MODULUS_BITS };
 
 export type SignatureHash = 'sha256' | 'sha512';
 export type SignaturePadding = 'pkcs1' | 'pss';
@@ -18,9 +22,6 @@ export interface SignatureScheme {
 }
 
 export const DEFAULT_SCHEME: SignatureScheme = SERVICE_DEFAULTS.scheme;
-
-/** The service accepts only RSA-4096 keys. */
-export const REQUIRED_MODULUS_BITS = 4096;
 
 /** Signs request bodies for X-Signature (createSigner); signing runs in Node's thread pool. */
 export interface Signer {
@@ -36,9 +37,15 @@ function keyInput(key: KeyObject, scheme: SignatureScheme) {
     : { key, padding: constants.RSA_PKCS1_PADDING };
 }
 
-/** A signer over a private key parsed once. */
-export function createSigner(privateKey: KeyObject, scheme: SignatureScheme = DEFAULT_SCHEME): Signer {
-  const input = keyInput(privateKey, scheme);
+/**
+ * A signer over a private key parsed once: a KeyObject, or the PEM text itself (from an
+ * environment variable, say). What the service would refuse at the first request is refused
+ * here, with loadSigningKey's checks and UsageError codes: not a PEM private key or encrypted
+ * (`key_invalid`), not RSA (`key_not_rsa`), not RSA-4096 (`key_size`).
+ */
+export function createSigner(privateKey: KeyObject | string, scheme: SignatureScheme = DEFAULT_SCHEME): Signer {
+  const key = typeof privateKey === 'string' ? signingKeyFromPem(privateKey) : assertSigningKey(privateKey);
+  const input = keyInput(key, scheme);
   return {
     scheme,
     sign(body) {

@@ -26,6 +26,7 @@ export interface ReadOptions {
  * names that would feed it. A row is a header when every group has one of its names.
  */
 export interface HeaderTest {
+  /** One group per required field: the folded header names, any one of which feeds it. */
   required: string[][];
 }
 
@@ -37,11 +38,19 @@ export const THREAD_MIN_BYTES = 8 * 1024 * 1024;
 /** The same for .xlsx, whose XML is compressed about tenfold and slower to parse than CSV. */
 export const THREAD_MIN_XLSX_BYTES = 1024 * 1024;
 
+/** The input as read: its format, encoding and delimiter (and how each was chosen), where its header is. */
 export interface SourceInfo {
+  /** The input file's path as given (`rows` for rows from code with no `file`). */
   file: string;
+  /** What kind of input it is: `csv`, `xlsx`, `ods`, `xls`, or `rows` for rows from code. */
   format: SourceFormat;
   /** WHATWG name: 'utf-8', 'utf-16le', 'utf-16be', 'windows-1252'… ('utf-8' for spreadsheets). */
   encoding: string;
+  /**
+   * How the encoding was chosen: `bom` (the file starts with a byte-order mark), `detected` (from
+   * the bytes), `option` (the `read.encoding` setting), `default` (utf-8: nothing said otherwise,
+   * and always for spreadsheets and rows from code).
+   */
   encodingSource: 'bom' | 'detected' | 'option' | 'default';
   /** Why detection chose this encoding, when it is a single-byte one: 'no UTF-8 sequences'. */
   encodingReason?: string;
@@ -52,6 +61,11 @@ export interface SourceInfo {
   rowsWithInvalidBytes?: number;
   /** ',' for spreadsheets. */
   delimiter: string;
+  /**
+   * How the delimiter was chosen: `sniffed` (from the first lines), `sep-line` (an Excel `sep=;`
+   * first line), `option` (the `read.delimiter` setting), `default` (a comma: nothing to go on,
+   * and always for spreadsheets and rows from code).
+   */
   delimiterSource: 'sniffed' | 'sep-line' | 'option' | 'default';
   /** Spreadsheets: the sheet name used. */
   sheet?: string;
@@ -76,7 +90,7 @@ export interface HeaderPlace {
   line: number;
   /** Lines of the non-blank rows above the header, not imported. */
   skipped: number[];
-  /** 'first' = the first non-blank row; 'found' = further down (a title above it); 'option' = --header-row. */
+  /** 'first' = the first non-blank row; 'found' = further down (a title above it); 'option' = `headerRow` (the CLI's --header-row). */
   source: 'first' | 'found' | 'option';
 }
 

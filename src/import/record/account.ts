@@ -54,10 +54,13 @@ export class RowLedger {
 
 /** The check's figures: in the summary, --json and the log's run_finished. */
 export interface RunAccount {
+  /** The input was read to its end and every row read has exactly one outcome in the results file; else see `problem`. */
   complete: boolean;
   /** The reader reached the end of the input (every byte; a workbook's last row). */
   inputEnd: boolean;
+  /** Bytes of the input read. */
   bytesRead: number;
+  /** The input's size in bytes (0 for rows from code). */
   sizeBytes: number;
   /** The last data row read. */
   rowsRead: number;
@@ -65,6 +68,7 @@ export interface RunAccount {
   outcomesRecorded: number;
   /** Rows skipped as created earlier, each with its earlier `created` line. */
   createdEarlier: number;
+  /** Rows read that belong to other shards (`shard`): none of their outcomes belong in this results file. */
   otherShardRows: number;
   /** The first row without exactly one outcome, when there is one. */
   firstMissing?: number;

@@ -19,12 +19,17 @@ export type StopReason =
   | 'incomplete_run'
   | 'systemic_response';
 
+/** Why a run stopped before the end, and what to do about it. */
 export interface Stop {
+  /** What stopped it: `auth`, `interrupted` (aborted), `max_errors`, `outage`, `connection`… */
   reason: StopReason;
+  /** What happened and what to do, as the rejected error's message says it. */
   message: string;
+  /** The code of the error the run rejects with (`'auth'`, `'max_errors'`, `'outage'`…). */
   code: ErrorCode;
   /** One line each for the summary, when the message is longer than that. */
   cause?: string | undefined;
+  /** What to change before running again, in one sentence (with `cause`). */
   fix?: string | undefined;
 }
 

@@ -5,9 +5,14 @@
  */
 import type { Outcome, ResultLine } from './results.js';
 
+/** A row's outcome, as `onRow` receives it: the same facts as its results line, as an object. */
 export interface RowResult {
   /** The 1-based data row (the results file's `row`): for rows from code, their place in the iteration. */
   row: number;
+  /**
+   * What became of the row: `created`, `existing`, `valid` (dry run), `invalid`, `duplicate`,
+   * `failed`, `not_attempted` (the run stopped first) or `skipped` (created by the run resumed).
+   */
   outcome: Outcome;
   /** The client made (`created`), already there (`existing`), or made by an earlier run (`skipped` after an edit). */
   clientId: string | undefined;
@@ -21,6 +26,7 @@ export interface RowResult {
   values: Record<string, string>;
 }
 
+/** Why a row was not created, as its results line's `error_*` columns say it. */
 export interface RowError {
   /** `validation` for an invalid row; the service's error type for a failed one. */
   type: string | undefined;
@@ -28,8 +34,11 @@ export interface RowError {
   code: string | undefined;
   /** The field the service named. */
   param: string | undefined;
+  /** What is wrong, in words: every problem of an invalid row, the service's message for a failed one. */
   message: string;
+  /** The HTTP status of the service's last answer for the row; undefined when none came or it was not sent. */
   httpStatus: number | undefined;
+  /** The service's request id for that answer: quote it to the service's support. */
   requestId: string | undefined;
 }
 

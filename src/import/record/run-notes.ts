@@ -6,25 +6,35 @@
  */
 import { FIELDS, type Field } from '../fields.js';
 
+/** One thing wrong with an invalid row. */
 export interface RowProblem {
   /** The header of the column at fault, when the problem is one column's. */
   column: string | undefined;
+  /** The field at fault (`email`, `country`…), when the problem is one field's. */
   field: string | undefined;
+  /** What is wrong and how to fix it, in words. */
   message: string;
 }
 
+/** An invalid row and every problem found in it. */
 export interface InvalidRow {
   /** The data row, as the results file numbers it. */
   row: number;
   /** Where the row is in the file as a person sees it: its line (CSV) or worksheet row. */
   line: number;
+  /** Every problem found in the row, each with its column. */
   problems: RowProblem[];
 }
 
+/** A value the run changed on its way out, and how often (`country` "Italy" → "IT" ×3). */
 export interface Normalization {
+  /** The field changed (`country`, `currency`, `application_date`…), or `(any)` for a change to any field (trimmed spaces). */
   field: string;
+  /** The value as the file holds it; for `application_date`, the date form read (`DD/MM/YYYY`). */
   from: string;
+  /** The value as sent; for `application_date`, `YYYY-MM-DD`. */
   to: string;
+  /** How many times this change was made. */
   count: number;
 }
 

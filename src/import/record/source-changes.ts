@@ -16,12 +16,22 @@ import { readResultRecords, RESULT_COLUMNS } from './results-read.js';
 /** How many changed rows a message shows (their count is always given). */
 const SHOWN = 10;
 
+/** How a resumed run's input differs from what its results file's last run read. */
 export interface SourceChanges {
   /** The SHA-256 (or size and time, when no hash was recorded) the last run saw, and today's. */
   was: string;
+  /** Today's SHA-256 of the input. */
   now: string;
-  /** Rows created by an earlier run whose values differ from their results line, first SHOWN, each with what changed. */
-  shown: { row: number; line: number; what: string }[];
+  /** Rows created by an earlier run whose values differ from their results line, the first 10, each with what changed. */
+  shown: {
+    /** The data row, as the results file numbers it. */
+    row: number;
+    /** Its line (CSV) or worksheet row in the input. */
+    line: number;
+    /** What changed, column by column: `city "Rome" → "Milan"` (at most three, then how many more). */
+    what: string;
+  }[];
+  /** How many rows created by an earlier run now hold other values (all of them; `shown` lists the first). */
   changedRows: number;
   /** Rows created by an earlier run that the input no longer has. */
   goneRows: number;

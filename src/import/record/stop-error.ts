@@ -10,9 +10,15 @@ import type { Stop } from './recorder.js';
 
 /** What a stopped run did, attached to its error: the summary, and how to continue it. */
 export interface RunStopped<S> {
+  /** What the run did before it stopped: the same summary a finished run resolves with, `stopped` set. */
   summary: S;
   /** Pass these with the same other options to continue the run (`resume: true` on the same results file). */
-  resume: { results: string; resume: true };
+  resume: {
+    /** The results file the stopped run wrote. */
+    results: string;
+    /** Always true: continue that results file. */
+    resume: true;
+  };
 }
 
 /** The error for a stop, with `summary` and `resume` attached; `abortReason` becomes an abort's `cause`. */

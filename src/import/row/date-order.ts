@@ -10,7 +10,12 @@ import type { ColumnPlan } from './columns.js';
 import { type DateFormat, type DateOrder, numericParts, orderOfFormat } from './dates.js';
 import { SAMPLE_ROWS } from './lookalike.js';
 
+/** How the run reads dates not in ISO form, and why. */
 export interface DateReading {
+  /**
+   * `day` (day first: 31.12.2024), `month` (month first: 12/31/2024), `iso` (YYYY-MM-DD only), or
+   * `ask`: the order is unknown, so a date that could be read either way is invalid (set `dateFormat`).
+   */
   order: DateOrder;
   /** Why, for the plan: `"31.12.2024" on line 4 has a day over 12`. */
   why: string;

@@ -15,7 +15,26 @@ import { asciiDomain, isAscii } from './email.js';
 import { fold } from './key.js';
 import type { ClientFields } from './validate-row.js';
 
-export type Identity = { by: 'email' } | { by: 'none' } | { by: 'column'; column: string };
+/**
+ * Who a row's person is, so each person is one client, within the file and on the service: their
+ * e-mail (the default), the value of a column you name (a customer number; the service is then
+ * not asked), or nobody (rows are matched by their idempotency key alone).
+ */
+export type Identity =
+  | {
+      /** A person is their e-mail, trimmed, without regard to case, the domain in ASCII. */
+      by: 'email';
+    }
+  | {
+      /** No person match: only the idempotency key keeps a row from being created twice. */
+      by: 'none';
+    }
+  | {
+      /** A person is the value of the column named by `column`. */
+      by: 'column';
+      /** The column's header, as the file has it (matched without regard to case, spaces or accents). */
+      column: string;
+    };
 
 export const DEFAULT_IDENTITY: Identity = { by: 'email' };
 

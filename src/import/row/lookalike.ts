@@ -73,16 +73,19 @@ const VALUE_TESTS: Partial<Record<Field, { test: (value: string) => boolean; plu
 
 /** An unmapped column that looks like an optional field no other column feeds. */
 export interface LookalikeColumn {
+  /** The column's header, as the file has it. */
   header: string;
   /** 1-based position among the columns. */
   column: number;
   /** The column as its program shows it: `E` in a spreadsheet, `5` in a CSV. */
   label: string;
+  /** The optional field it looks like (`currency`, `application_date`…): map it there, or list it in `ignoreColumns`. */
   field: Field;
   /** What gave it away: most sampled values look like the field's, or the header is close to its name. */
   by: 'values' | 'header';
-  /** Non-empty cells sampled (of the first SAMPLE_ROWS rows), and how many look like the field's values. */
+  /** Non-empty cells sampled (of the first 200 rows), and how many look like the field's values. */
   sampled: number;
+  /** Of the cells sampled, how many look like the field's values. */
   matching: number;
   /** A value of the column: for `values`, one that looks like the field's. */
   sample: string | undefined;

@@ -12,14 +12,26 @@ const LOST = /\?\p{L}/u;
 /** Rows named; the count goes on. */
 const ROWS_KEPT = 20;
 
+/**
+ * Rows of a file saved in a single-byte encoding that hold a `?` where the saving program lost
+ * a letter its code page lacks (`Łukasz` → `?ukasz`): they are sent as the file holds them.
+ */
 export interface LostLetters {
   /** The file's single-byte encoding: `windows-1252`. */
   encoding: string;
-  /** Rows (data-row numbers, as the other messages name them) holding a `?` before a letter, the first ROWS_KEPT. */
+  /** The lines (a single-byte file is a CSV) of the rows holding a `?` before a letter, the first 20, as a person finds them in the file. */
   rows: number[];
+  /** How many rows hold one (all of them; `rows` names the first). */
   count: number;
   /** The first such value, with its column. */
-  example: { column: string; value: string } | undefined;
+  example:
+    | {
+        /** The column's header. */
+        column: string;
+        /** The value as the file holds it, `?` and all. */
+        value: string;
+      }
+    | undefined;
 }
 
 /** A CSV in a single-byte encoding: UTF-8 and UTF-16 have every letter. */
@@ -41,7 +53,7 @@ export function watchLostLetters(source: RowSource, plan: ColumnPlan): { source:
       const value = record.values[index];
       if (value === undefined || !LOST.test(value)) continue;
       found.count++;
-      if (found.rows.length < ROWS_KEPT) found.rows.push(record.row);
+      if (found.rows.length < ROWS_KEPT) found.rows.push(record.line);
       found.example ??= { column: plan.headers[index] ?? '', value };
       return;
     }
@@ -55,12 +67,12 @@ export function watchLostLetters(source: RowSource, plan: ColumnPlan): { source:
   return { source: { ...source, batches: watched(), bytesRead: () => source.bytesRead(), close: () => source.close() }, found };
 }
 
-/** The warning: `rows 11, 27 hold "?" inside a word ("?ukasz Król" in "Name"): …`. */
+/** The warning: `lines 12, 28 hold "?" inside a word ("?ukasz Król" in "Name"): …`. */
 export function describeLostLetters(found: LostLetters): string {
   const rows = found.rows.join(', ') + (found.count > found.rows.length ? ` and ${found.count - found.rows.length} more` : '');
   const example = found.example === undefined ? '' : ` (${JSON.stringify(found.example.value)} in ${JSON.stringify(found.example.column)})`;
   return (
-    `row${found.count > 1 ? 's' : ''} ${rows} hold${found.count > 1 ? '' : 's'} "?" inside a word${example}: ` +
+    `line${found.count > 1 ? 's' : ''} ${rows} hold${found.count > 1 ? '' : 's'} "?" inside a word${example}: ` +
     `the program that saved this ${found.encoding} file had no such letter and wrote "?" instead; ` +
     'save it as .xlsx or "CSV UTF-8" and run again'
   );

@@ -26,16 +26,21 @@ import { type HeldFile, openHeldFile } from './held-file.js';
 /** Listed again below the newest `created_at` seen: clients the service stamped in the same instant, or a little out of order. */
 export const RELIST_MARGIN_MS = 60_000;
 
+/** Where the listing of the service's people stands, before the first row is sent: a snapshot a page. */
 export interface ListingProgress {
   /** Clients listed by this run so far. */
   listed: number;
   /** People known in all: from the held file and this listing. */
   known: number;
+  /** Pages of clients received so far. */
   pages: number;
+  /** Milliseconds since the listing began (reading the held file included). */
   elapsedMs: number;
+  /** The listing reached its end: the last snapshot. */
   done: boolean;
 }
 
+/** What the run learned of the service's people before its first row: from the held file, and listed now. */
 export interface HeldSummary {
   /** The held file, or undefined when kept for this run alone. */
   cache: string | undefined;
@@ -43,6 +48,7 @@ export interface HeldSummary {
   fromCache: number;
   /** Clients listed now, and the requests it took. */
   listed: number;
+  /** List Clients requests the listing took. */
   requests: number;
   /** Listed from this `created_at` on (undefined: from the beginning). */
   from: string | undefined;
@@ -50,6 +56,7 @@ export interface HeldSummary {
   known: number;
   /** People the service holds as more than one client. */
   several: number;
+  /** Milliseconds the held file's reading and the listing took. */
   elapsedMs: number;
 }
 

@@ -15,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
 import { createAdaptiveLimit, type LimitReport } from '../../service/adaptive-limit.js';
 import type { Answer } from '../../service/client.js';
+import { type PaceMemory, recall, remember, rememberedStart } from '../../service/pace-memory.js';
 import type { WireSlot } from '../../service/types.js';
 import { createWireSlots } from '../../service/wire-slots.js';
 
@@ -57,7 +58,15 @@ export interface SendWindowOptions {
   rate?: number | undefined;
   /** Ctrl-C: cuts a rate-limit wait short; `work` then sees it aborted. */
   signal?: AbortSignal | undefined;
+  /**
+   * `auto` only: where runs against this service settled (pace-memory.ts). The run starts at
+   * half of it, and leaves where it settled for the next once drained.
+   */
+  paceMemory?: PaceMemory | undefined;
 }
+
+/** Answers a run must have had for where it settled to be worth remembering. */
+const REMEMBERED_ANSWERS = 500;
 
 /**
  * Signed rows that may wait for a wire slot while `auto` grows its limit: about two seconds of
@@ -80,10 +89,14 @@ export function nextSendAt(previous: number, now: number, rate: number): number 
 export function createSendWindow(options: SendWindowOptions): SendWindow {
   const { ahead, rate, signal } = options;
   const backlog = options.backlog ?? 0;
+  const max = options.maxConcurrency ?? 64;
+  const memory = options.concurrency === 'auto' ? options.paceMemory : undefined;
   const limit = createAdaptiveLimit({
     limit: options.concurrency,
-    start: options.startConcurrency ?? 8,
-    max: options.maxConcurrency ?? 64,
+    start: rememberedStart(memory && recall(memory, 'import'), options.startConcurrency ?? 8, max),
+    max,
+    // A limit above what is used would let a pause's signed rows out all at once.
+    settle: true,
   });
   const wire = createWireSlots(limit.current);
   const signing = pLimit(ahead);
@@ -133,6 +146,9 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
     },
     async drain() {
       while (running.size > 0) await Promise.allSettled([...running]);
+      if (memory !== undefined && limit.answered >= REMEMBERED_ANSWERS) {
+        remember(memory, 'import', { settled: limit.limits().settled, throttled: limit.throttled, at: new Date().toISOString() });
+      }
     },
     observe(answer) {
       limit.observe(answer, Math.max(1, wire.held));

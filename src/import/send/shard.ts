@@ -8,9 +8,11 @@ import { hash } from 'node:crypto';
 import { extname } from 'node:path';
 import { UsageError } from '../../errors.js';
 
+/** One part of a file that several processes import together: shard `index` of `count`. */
 export interface Shard {
   /** 1-based. */
   index: number;
+  /** How many shards the file is split into, 1 to 10000. */
   count: number;
 }
 
