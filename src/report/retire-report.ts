@@ -5,10 +5,11 @@
  * written to FILE when the run ends. So a page never describes a run other than the one it names,
  * and a run killed before its end leaves no page claiming to be the latest.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, rmSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { OutputError } from '../errors.js';
 import { refuseLink, writeFully } from '../infra/output-files.js';
+import { readRegular } from '../infra/read-regular.js';
 import { shownPath } from '../infra/printable.js';
 import { esc } from './html.js';
 
@@ -56,27 +57,9 @@ export function retireReport(path: string, context: RetireContext): string | und
 
 /** The page's text and when it was written, if `path` is a ccs-bulk page (never read through a link or from a pipe). */
 function readPage(path: string): { text: string; written: Date } | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
-  } catch {
-    return undefined;
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile() || stats.size > MAX_PAGE_BYTES) return undefined;
-    const buffer = Buffer.alloc(stats.size);
-    let read = 0;
-    while (read < buffer.length) {
-      const n = readSync(fd, buffer, read, buffer.length - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    const text = buffer.toString('utf8', 0, read);
-    return text.includes(OURS) && text.includes('<body>\n') ? { text, written: stats.mtime } : undefined;
-  } finally {
-    closeSync(fd);
-  }
+  const page = readRegular(path, MAX_PAGE_BYTES, { whole: true });
+  if (page === undefined || !page.text.includes(OURS) || !page.text.includes('<body>\n')) return undefined;
+  return { text: page.text, written: page.stats.mtime };
 }
 
 /** `review.html` written 2025-05-17 03:41:09 UTC → `review.20250517-034109.html` (`-2`, `-3`… when taken). */

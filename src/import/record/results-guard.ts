@@ -4,11 +4,12 @@
  * writes into it, re-labels or replaces it, whatever its flags; an import replaces it only with
  * --overwrite, and keeps the old one (and its sidecar) beside it as a dated backup first.
  */
-import { closeSync, constants, createReadStream, createWriteStream, fstatSync, fsyncSync, linkSync, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, constants, createReadStream, createWriteStream, fstatSync, fsyncSync, linkSync, openSync, rmSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { UsageError } from '../../errors.js';
+import { readRegular } from '../../infra/read-regular.js';
 import { assertOwnExisting, createPrivate } from '../../infra/output-files.js';
 import { shownPath } from '../../infra/printable.js';
 import { tempBeside } from '../../infra/temp-files.js';
@@ -138,21 +139,7 @@ export function looksLikeResults(path: string): boolean {
 
 /** The first bytes of a regular file, read without following a link or waiting on a pipe. */
 function readHead(path: string, bytes: number): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
-  } catch {
-    return undefined;
-  }
-  try {
-    if (!fstatSync(fd).isFile()) return undefined;
-    const buffer = Buffer.alloc(bytes);
-    return buffer.toString('utf8', 0, readSync(fd, buffer, 0, bytes, 0));
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  return readRegular(path, bytes)?.text;
 }
 
 /** `a.results.csv` → `a.results.20250517-031500.bak.csv` (UTC), `-2`… when taken. */

@@ -8,8 +8,9 @@
  * which ccs-bulk, on which input (size, time, SHA-256), and how the run ended (`ccs-bulk status`).
  * Every field but `written_by` is optional on read: sidecars of older versions hold four.
  */
-import { closeSync, constants, fstatSync, fsyncSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, fsyncSync, renameSync, rmSync } from 'node:fs';
 import { UsageError } from '../../errors.js';
+import { readRegular } from '../../infra/read-regular.js';
 import { tempBeside } from '../../infra/temp-files.js';
 import { createPrivate, refuseLink, writeFully } from '../../infra/output-files.js';
 import type { Runner, SourceStamp } from './provenance.js';
@@ -60,28 +61,7 @@ export function metaPath(results: string): string {
  * or it cannot be read as one: never through a link, never a pipe (it would wait), never huge.
  */
 export function readMetaText(results: string): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(metaPath(results), constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
-  } catch {
-    return undefined;
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile() || stats.size > MAX_META_BYTES) return undefined;
-    const buffer = Buffer.alloc(stats.size);
-    let read = 0;
-    while (read < buffer.length) {
-      const n = readSync(fd, buffer, read, buffer.length - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return buffer.toString('utf8', 0, read);
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  return readRegular(metaPath(results), MAX_META_BYTES, { whole: true })?.text;
 }
 
 /** The sidecar, or undefined when there is none or it is unreadable (readMetaText). */
