@@ -253,8 +253,9 @@ describe('verify: each way a migration is incomplete is found, named and counted
     const m = await migrate(rows);
     const ids = await createdIds(m.results);
     const trail = await readFile(`${m.results}.trail.csv`, 'utf8');
-    expect(trail.split('\n')[0]).toBe('row,outcome,at,body_sha256');
-    expect(trail).toMatch(/^1,created,\d{4}-\d\d-\d\dT[\d:.]+Z,[0-9a-f]{64}$/m);
+    expect(trail.split('\n')[0]).toBe('row,line,outcome,at,body_sha256');
+    // Row 1 starts on line 2 (the header is line 1): the line the person fixing it finds.
+    expect(trail).toMatch(/^1,2,created,\d{4}-\d\d-\d\dT[\d:.]+Z,[0-9a-f]{64}$/m);
     rows[0]![5] = '2024-06-01';
     await writeFile(m.source, stringify([CLIENT_HEADER, ...rows]));
     const run = await verify([m.source, '--json'], m.env);

@@ -99,16 +99,16 @@ export class Recorder {
           verdict.issues,
         );
       case 'duplicate':
-        return this.record({ row, outcome: 'duplicate', key: verdict.key, errorMessage: duplicateMessage(verdict, this.#options.where ?? 'row'), values, echo });
+        return this.record({ row, line, outcome: 'duplicate', key: verdict.key, errorMessage: duplicateMessage(verdict, this.#options.where ?? 'row'), values, echo });
       case 'existing':
         return this.#existing(raw, verdict);
       case 'skipped':
         // Its `created` line from the earlier run stays in the results file: no new line.
         this.counts.skipped++;
-        this.#options.onLine?.({ row, outcome: 'skipped', key: verdict.key, values });
+        this.#options.onLine?.({ row, line, outcome: 'skipped', key: verdict.key, values });
         return this.#options.onRecord();
       case 'valid':
-        return this.record({ row, outcome: 'valid', key: verdict.key, values, echo });
+        return this.record({ row, line, outcome: 'valid', key: verdict.key, values, echo });
     }
   }
 
@@ -118,17 +118,17 @@ export class Recorder {
    * created (its key differs), so it is `skipped`, with a line that says so (`changedRows`).
    */
   #existing(raw: RawRecord, verdict: Extract<RowVerdict, { kind: 'existing' }>): void {
-    const { row, values, echo } = raw;
+    const { row, line, values, echo } = raw;
     const { held, key } = verdict;
     if (held.kind === 'several') {
       this.heldTwice++;
       const message = `the service holds this person as ${held.ids.length} clients (${held.ids.join(', ')}): not created again; choose which one is theirs`;
-      return this.record({ row, outcome: 'existing', key, errorCode: 'held_several', errorMessage: message, values, echo });
+      return this.record({ row, line, outcome: 'existing', key, errorCode: 'held_several', errorMessage: message, values, echo });
     }
-    if (!held.own) return this.record({ row, outcome: 'existing', key, clientId: held.id, values, echo });
+    if (!held.own) return this.record({ row, line, outcome: 'existing', key, clientId: held.id, values, echo });
     this.changedRows.push(row);
     const message = `changed since an earlier run of this results file created client ${held.id} from it: not sent again (the service has no update)`;
-    this.record({ row, outcome: 'skipped', key, clientId: held.id, errorCode: 'changed_since_created', errorMessage: message, values, echo });
+    this.record({ row, line, outcome: 'skipped', key, clientId: held.id, errorCode: 'changed_since_created', errorMessage: message, values, echo });
   }
 
   /**
@@ -138,12 +138,12 @@ export class Recorder {
    */
   createdUnrecorded(raw: RawRecord, key: string, id: string): void {
     const message = 'created by an earlier run of this results file whose answer was not recorded (it stopped): the service holds this row as sent; not sent again';
-    this.record({ row: raw.row, outcome: 'created', clientId: id, key, errorMessage: message, values: raw.values, echo: raw.echo });
+    this.record({ row: raw.row, line: raw.line, outcome: 'created', clientId: id, key, errorMessage: message, values: raw.values, echo: raw.echo });
   }
 
   /** A row read but not sent: after a stop, or signed when the run stopped. */
   notAttempted(raw: RawRecord, key?: string): void {
-    this.record({ row: raw.row, outcome: 'not_attempted', key, values: raw.values, echo: raw.echo });
+    this.record({ row: raw.row, line: raw.line, outcome: 'not_attempted', key, values: raw.values, echo: raw.echo });
   }
 
   stop(reason: StopReason, message: string, code: ErrorCode, summary?: { cause: string; fix: string }): void {

@@ -170,7 +170,7 @@ export async function openResults(path: string, options: OpenResultsOptions): Pr
       if (line.row < lastRow) ordered = false;
       lastRow = line.row;
       sidecar.count(line.outcome);
-      trail?.write(line.row, line.outcome, line.bodySha256);
+      trail?.write(line.row, line.line, line.outcome, line.bodySha256);
       const { echo } = line;
       if (!options.buffered) writeFully(fd, formatLine(line, options.dropColumn), path);
       else if (echo !== undefined && options.dropColumn === undefined) block.writeLine(resultCells(line), echo);

@@ -1,6 +1,7 @@
 /**
  * The trail beside an import's results file (`<results>.trail.csv`): one line per results line,
- * `row,outcome,at,body_sha256` — when the row got its outcome (UTC, milliseconds) and, for a
+ * `row,line,outcome,at,body_sha256` — the row's line (CSV) or worksheet row as the file shows
+ * it, when the row got its outcome (UTC, milliseconds) and, for a
  * row that was sent, the SHA-256 of the exact bytes of the body sent (the same bytes on every
  * attempt). The service returns neither the application date nor the liquidity type, so "sent
  * as given" is checked against this hash (`ccs-bulk verify`): the body is rebuilt from the
@@ -16,7 +17,7 @@ import { closeSync, createReadStream, linkSync, lstatSync, rmSync } from 'node:f
 import { createInterface } from 'node:readline';
 import { appendPrivate, replacePrivate, writeFully } from '../../infra/output-files.js';
 
-export const TRAIL_HEADER = 'row,outcome,at,body_sha256';
+export const TRAIL_HEADER = 'row,line,outcome,at,body_sha256';
 
 export function trailPath(results: string): string {
   return `${results}.trail.csv`;
@@ -28,7 +29,7 @@ export function bodyHash(bytes: Uint8Array): string {
 }
 
 export interface Trail {
-  write(row: number, outcome: string, bodySha256: string | undefined): void;
+  write(row: number, line: number | undefined, outcome: string, bodySha256: string | undefined): void;
   close(): void;
 }
 
@@ -39,8 +40,8 @@ export function openTrail(results: string, resume: boolean): Trail {
   const fd = fresh ? replacePrivate(path) : appendPrivate(path);
   if (fresh) writeFully(fd, `${TRAIL_HEADER}\n`, path);
   return {
-    write(row, outcome, bodySha256) {
-      writeFully(fd, `${row.toFixed(0)},${outcome},${new Date().toISOString()},${bodySha256 ?? ''}\n`, path);
+    write(row, line, outcome, bodySha256) {
+      writeFully(fd, `${row.toFixed(0)},${line === undefined ? '' : line.toFixed(0)},${outcome},${new Date().toISOString()},${bodySha256 ?? ''}\n`, path);
     },
     close() {
       closeSync(fd);
@@ -69,7 +70,7 @@ export class CreatedHashes {
     const hashes = new CreatedHashes();
     const lines = createInterface({ input: createReadStream(path), crlfDelay: Number.POSITIVE_INFINITY });
     for await (const line of lines) {
-      const [row, outcome, , hash] = line.split(',');
+      const [row, , outcome, , hash] = line.split(',');
       if (outcome !== 'created' || hash === undefined || !/^[0-9a-f]{64}$/.test(hash)) continue;
       hashes.#set(Number(row), hash);
     }

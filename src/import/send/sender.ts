@@ -48,6 +48,7 @@ export function createSender(
         streak.answer(undefined, raw.row, '');
         recorder.record({
           row: raw.row,
+          line: raw.line,
           outcome: 'created',
           clientId: reply.data.id,
           httpStatus: reply.status,
@@ -75,6 +76,7 @@ function recordFailure(recorder: Recorder, raw: RawRecord, key: string, error: u
     // Ctrl-C during a retry wait: it may exist already; resume sends it again under the same key.
     recorder.record({
       row: raw.row,
+      line: raw.line,
       outcome: 'not_attempted',
       attempts: failure.attempts,
       key,
@@ -94,6 +96,7 @@ function recordFailure(recorder: Recorder, raw: RawRecord, key: string, error: u
     );
     recorder.record({
       row: raw.row,
+      line: raw.line,
       outcome: 'not_attempted',
       attempts: failure.attempts,
       key,
