@@ -8,7 +8,10 @@ import { join } from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { describe, expect, it } from 'vitest';
 import { paceMemoryFor, recall, remember, rememberedStart } from '../src/service/pace-memory.js';
-import { CLIENT_HEADER, runCli, useSandbox, validRows } from './helpers.js';
+import { exportClients } from '../src/export/run-export.js';
+import { EXPORT_DEFAULTS } from '../src/export/defaults.js';
+import { createServiceClient } from '../src/service/client.js';
+import { CLIENT_HEADER, runCli, startTestSandbox, useSandbox, validRows } from './helpers.js';
 
 // 50 ms a request and no limit: `auto` grows past its start of 8, and settles where the
 // signer keeps it (1.5 × what is in flight + 16: well above 16 on any machine).
@@ -122,4 +125,28 @@ describe('an import with no flags starts where the last one against the service 
     expect(recall(memory, 'import')).toEqual(remembered);
     expect(readdirSync(join(cache, 'ccs-bulk')).filter((name) => name.startsWith('pace-'))).toHaveLength(1);
   }, 240_000);
+
+  it("the export's prefetch remembers too: a second export starts at half of where the first settled; paceMemory: false leaves none", async () => {
+    const sandbox = await startTestSandbox({ latencyMs: 20, seed: 6000, verifySignatures: false });
+    const service = createServiceClient({ baseUrl: sandbox.url, token: sandbox.token });
+    const memory = paceMemoryFor(sandbox.url, { XDG_CACHE_HOME: join(ctx.dir, 'export-cache') });
+    try {
+      // 600 pages of 10: long enough to be worth remembering.
+      const first = await exportClients({ service, out: join(ctx.dir, 'first-export.csv'), pageSize: 10, paceMemory: memory });
+      expect(first.prefetch.start).toBe(EXPORT_DEFAULTS.startPrefetch);
+      const remembered = recall(memory, 'export');
+      expect(remembered?.settled).toBe(first.prefetch.settled);
+      expect(statSync(memory.path).mode & 0o777).toBe(0o600);
+      const second = await exportClients({ service, out: join(ctx.dir, 'second-export.csv'), pageSize: 10, paceMemory: memory });
+      expect(second.prefetch.start).toBe(rememberedStart(remembered, EXPORT_DEFAULTS.startPrefetch, second.prefetch.max));
+      // The pages ahead it took the first export seconds to reach: the second starts past its usual start.
+      expect(second.prefetch.start).toBeGreaterThan(EXPORT_DEFAULTS.startPrefetch);
+      const none = paceMemoryFor(sandbox.url, { XDG_CACHE_HOME: join(ctx.dir, 'no-export-cache') });
+      await exportClients({ service, out: join(ctx.dir, 'third-export.csv'), pageSize: 10, paceMemory: false });
+      expect(recall(none, 'export')).toBeUndefined();
+    } finally {
+      await service.close();
+      await sandbox.close();
+    }
+  }, 120_000);
 });

@@ -78,6 +78,8 @@ async function exportWith(
     summary = await runExportClients({
       ...settings,
       service: connected.service,
+      // A new in-process sandbox each run: nothing to remember of its pace.
+      ...(connected.sandbox && { paceMemory: false as const }),
       out: toStdout ? io.stdout : settings.out,
       signal: io.signal,
       onProgress: (snapshot) => progress.update(snapshot),

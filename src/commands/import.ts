@@ -80,7 +80,7 @@ async function importWith(options: ImportOptions, io: Io, log: LogFile | undefin
       resumeCommand: run.dryRun ? undefined : resumeCommand(options.commandLine),
       commandLine: ['ccs-bulk', ...options.commandLine],
       // A new, empty sandbox each time: nothing to keep between runs.
-      ...(connected?.sandbox && { heldCache: false }),
+      ...(connected?.sandbox && { heldCache: false, paceMemory: false as const }),
       onListing: listingReporter(options.quiet, io, log),
       signal: io.signal,
       onPlan: (plan) => {

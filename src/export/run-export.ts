@@ -11,6 +11,7 @@ import { type OnProgress, progressReporter } from '../infra/progress-report.js';
 import { createAdaptiveLimit } from '../service/adaptive-limit.js';
 import type { ServiceClient } from '../service/client.js';
 import { createWireSlots } from '../service/wire-slots.js';
+import { type PaceMemory, paceMemoryFor, recall, remember, rememberedStart } from '../service/pace-memory.js';
 import type { FileLock } from '../infra/lock.js';
 import { ExportAccount } from './account.js';
 import { flattenClient } from './columns.js';
@@ -31,6 +32,12 @@ export interface ExportClientsOptions extends ExportSettings, PlanInput {
   service: ServiceClient;
   /** A file path (written via a temp file, renamed on success), or a stream (written, not ended). */
   out: string | NodeJS.WritableStream;
+  /**
+   * Where `prefetch: 'auto'` keeps its pace between runs: by default a private file per service
+   * in the user's cache folder (the next export starts at half of where this one settled);
+   * `false`, none. A fixed `prefetch` neither reads nor writes it.
+   */
+  paceMemory?: PaceMemory | false | undefined;
   /** Aborting stops the export; a file output is then not created. */
   signal?: AbortSignal | undefined;
   /** Progress as data: a snapshot at most every `progressIntervalMs` (default 100), and at the end. */
@@ -122,6 +129,9 @@ export async function runExportClients(options: ExportClientsOptions): Promise<E
   }
 }
 
+/** Pages answered before a run's settled prefetch is worth remembering. */
+const REMEMBERED_ANSWERS = 500;
+
 /** Pages in, rows out; commits the output once the account holds, aborts it otherwise. */
 async function writePages(
   options: ExportClientsOptions,
@@ -133,7 +143,10 @@ async function writePages(
   const encoder = createEncoder(settings);
   const stats = newPagingStats(settings.pageSize);
   const account = new ExportAccount();
-  const prefetch = createAdaptiveLimit({ limit: settings.prefetch, start: EXPORT_DEFAULTS.startPrefetch, max: settings.maxPrefetch });
+  // `--prefetch auto` starts near where the last export from this service settled (pace memory).
+  const memory = settings.prefetch === 'auto' && options.paceMemory !== false ? (options.paceMemory ?? paceMemoryFor(options.service.baseUrl)) : undefined;
+  const start = rememberedStart(memory && recall(memory, 'export'), EXPORT_DEFAULTS.startPrefetch, settings.maxPrefetch);
+  const prefetch = createAdaptiveLimit({ limit: settings.prefetch, start, max: settings.maxPrefetch });
   const wire = createWireSlots(prefetch.current);
   const counts: RunFigures['counts'] = {};
   let rows = 0;
@@ -180,6 +193,10 @@ async function writePages(
     if (tail !== '') await output.write(tail);
     const figures = account.check(stats, rows);
     await output.commit();
+    // A run of a few pages says little of where a long one settles.
+    if (memory !== undefined && prefetch.answered >= REMEMBERED_ANSWERS) {
+      remember(memory, 'export', { settled: prefetch.limits().settled, throttled: prefetch.throttled, at: new Date().toISOString() });
+    }
     const elapsedMs = Date.now() - clock;
     return { target: output.target, rows, bytes: output.bytes, stats, prefetch: prefetch.limits(), counts, account: figures, elapsedMs };
   } catch (error) {
