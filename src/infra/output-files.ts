@@ -276,3 +276,8 @@ export function checkDistinctPaths(files: { flag: string; path: string | undefin
     seen.push({ flag, path: resolve(path), id });
   }
 }
+
+/** `2025-05-17T03:15:00.000Z` → `20250517-031500` (UTC): the date in the names of kept copies. */
+export function fileStamp(at: Date): string {
+  return at.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+}

@@ -8,7 +8,7 @@
 import { closeSync, constants, lstatSync, openSync, rmSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { OutputError } from '../errors.js';
-import { refuseLink, writeFully } from '../infra/output-files.js';
+import { fileStamp, refuseLink, writeFully } from '../infra/output-files.js';
 import { readRegular } from '../infra/read-regular.js';
 import { shownPath } from '../infra/printable.js';
 import { esc } from './html.js';
@@ -66,7 +66,7 @@ function readPage(path: string): { text: string; written: Date } | undefined {
 function datedName(path: string, written: Date): string {
   const ext = extname(path) || '.html';
   const stem = basename(path, extname(path));
-  const stamp = written.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  const stamp = fileStamp(written);
   for (let n = 1; ; n++) {
     const name = join(dirname(path), `${stem}.${stamp}${n === 1 ? '' : `-${n}`}${ext}`);
     try {

@@ -15,7 +15,7 @@ export type RowsInput = Iterable<Record<string, unknown>> | AsyncIterable<Record
 const BATCH = 256;
 
 export async function openObjectRows(rows: RowsInput, name: string): Promise<RowSource> {
-  const iterator = Symbol.asyncIterator in rows ? rows[Symbol.asyncIterator]() : toAsync(rows[Symbol.iterator]());
+  const iterator = (Symbol.asyncIterator in rows ? rows : fromSync(rows))[Symbol.asyncIterator]();
   const first = await iterator.next();
   const headers = first.done === true ? [] : keysOf(first.value, 1, name);
   if (headers.length === 0) {
@@ -99,21 +99,7 @@ function describe(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-async function* toAsyncGen<T>(iterator: Iterator<T>): AsyncGenerator<T> {
-  for (;;) {
-    const next = iterator.next();
-    if (next.done === true) return;
-    yield next.value;
-  }
-}
-
-function toAsync<T>(iterator: Iterator<T>): AsyncIterator<T> {
-  const generator = toAsyncGen(iterator);
-  return {
-    next: () => generator.next(),
-    return: async () => {
-      iterator.return?.();
-      return generator.return(undefined);
-    },
-  };
+/** A sync iterable as an async one; its `return` reaches the sync iterator (yield* forwards it). */
+async function* fromSync<T>(rows: Iterable<T>): AsyncGenerator<T> {
+  yield* rows;
 }

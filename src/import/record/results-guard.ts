@@ -10,7 +10,7 @@ import { extname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { UsageError } from '../../errors.js';
 import { readRegular } from '../../infra/read-regular.js';
-import { assertOwnExisting, createPrivate } from '../../infra/output-files.js';
+import { assertOwnExisting, createPrivate, fileStamp } from '../../infra/output-files.js';
 import { shownPath } from '../../infra/printable.js';
 import { tempBeside } from '../../infra/temp-files.js';
 import { assertSameService, metaPath, readMeta, readMetaText, type ResultsMeta, writeMetaText } from './results-meta.js';
@@ -144,7 +144,7 @@ function readHead(path: string, bytes: number): string | undefined {
 
 /** `a.results.csv` → `a.results.20250517-031500.bak.csv` (UTC), `-2`… when taken. */
 export function backupName(results: string, at: Date, n = 1): string {
-  const stamp = at.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  const stamp = fileStamp(at);
   const ext = extname(results);
   return `${results.slice(0, results.length - ext.length)}.${stamp}${n > 1 ? `-${n}` : ''}.bak${ext}`;
 }
