@@ -34,7 +34,10 @@ const HELP = `Usage: node bench/run.js [options]   (npm run bench builds dist/ f
                         mean nothing (the test suite's run; --rows still sizes part 1)
   --key-file FILE       sign with this RSA-4096 private key (PEM) instead of a fresh pair
   --only NAME[,NAME]    run some parts: ${PARTS.map((part) => part.name).join(', ')}
-                        (BENCH_ADAPTIVE=limit,floor,distance,step,shards,export: some of adaptive's pieces)
+                        (BENCH_ADAPTIVE=limit,floor,distance,step,shards,export,noise,memory: some of
+                        adaptive's pieces; cores and many run only when named: whole runs of 40,000
+                        rows at 0–500 ms on this machine, and on an emulated many-core one,
+                        BENCH_MANY_CORES=N signing threads, default 16)
   --concurrency N       import and floor concurrency for parts 1, 5, 6 (default 8, the CLI's)
   --with-alternatives   also run newman, if \`npx --no-install newman\` works (not a dependency)
   --retry-contended N   measure again, up to N times, a run during which other processes kept
@@ -137,6 +140,7 @@ async function setUp(opts) {
     tmp,
     keys,
     quick: opts.quick,
+    smoke: opts.smoke,
     concurrency: opts.concurrency,
     withAlternatives: opts.withAlternatives,
     retryContended: opts.retryContended,

@@ -138,7 +138,8 @@ async function soakOnce(run) {
     }
     const summary = lastJson(outcome.stdout);
     // Done when nothing is left to send: failed or not attempted rows are sent again by --resume.
-    done = summary !== undefined && summary.stopped === undefined && summary.counts.failed === 0 && summary.counts.not_attempted === 0;
+    // A run that failed before it had a summary prints a failure object without counts: not done.
+    done = summary?.counts !== undefined && summary.stopped === undefined && summary.counts.failed === 0 && summary.counts.not_attempted === 0;
   }
   totals.runs++;
   totals.rows += ROWS;

@@ -121,8 +121,9 @@ export const ERROR_CODES = {
   wait_interrupted: 'ServiceError',
   repeated_page: 'ServiceError',
   network: 'NetworkError',
-  // Certificate, DNS, proxy, nothing listening: the run stops at once. Exit 2.
+  // Certificate, DNS, proxy, nothing listening, no service at the base URL's paths (404/405): the run stops at once. Exit 2.
   connection: 'ConnectionError',
+  endpoint_not_found: 'ConnectionError',
   // The service stayed down past --outage-timeout: the run stops, resumable. Exit 3.
   outage: 'OutageError',
   // 401/403: the run stops. Exit 3.
@@ -347,9 +348,11 @@ export class ConnectionError extends ServiceError {
     options?: {
       /** The network or TLS error underneath, kept as `error.cause`. */
       cause?: unknown;
+      /** `connection` unless given: `endpoint_not_found` when the service's path answers 404/405. */
+      code?: CodeOf<'ConnectionError'>;
     },
   ) {
-    super(`${message}: ${fix}`, { type: 'network_error' }, { ...options, code: 'connection' });
+    super(`${message}: ${fix}`, { type: 'network_error' }, { cause: options?.cause, code: options?.code ?? 'connection' });
     this.fix = fix;
   }
 }

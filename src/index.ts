@@ -24,6 +24,8 @@ export { exportClients } from './export/run-export.js';
 export type { ImportClientsInput, ImportClientsOptions, ImportPlan, ImportSettings, ImportSummary, RowError, RowResult, RunStopped } from './import/run-import.js';
 export type { RowsInput } from './import/read/index.js';
 export type { LookalikeColumn } from './import/row/unmapped.js';
+export type { CompositeField, CompositeSample } from './import/row/composite.js';
+export type { PartialAddress } from './import/row/address-parts.js';
 export type { Identity } from './import/row/identity.js';
 export { parseIdentity } from './import/row/identity.js';
 export type { HeldSummary, ListingProgress } from './import/send/held-emails.js';

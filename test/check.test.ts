@@ -38,12 +38,13 @@ describe('ccs-bulk check against the HTTPS sandbox', () => {
     const run = await runCli(['check'], { env: env({ CCS_CA_FILE: undefined, NODE_EXTRA_CA_CERTS: caFile }) });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    const names = ['base URL', 'proxy', 'DNS', 'TCP', 'TLS', 'token', 'page base', 'clock', 'signing key', 'signature'];
+    const names = ['base URL', 'proxy', 'DNS', 'TCP', 'TLS', 'token', 'create path', 'page base', 'clock', 'signing key', 'signature'];
     const rows = run.stdout.split('\n').filter((l) => /^ {2}\S/.test(l));
     expect(rows.map((l) => l.slice(11).trim().split(/\s{2,}/)[0])).toEqual(names);
     expect(rows.every((l) => l.startsWith('  ok '))).toBe(true);
     expect(run.stdout).toMatch(/TLS +TLSv1\.3, certificate for "localhost \(ccs-bulk sandbox\)" issued by "ccs-bulk sandbox CA [0-9a-f]+", expires .*trusted \(Node's roots \+ .*ca\.pem\)/);
     expect(run.stdout).toMatch(/page base +0 \(page=0 and page=1 are different pages\)/);
+    expect(run.stdout).toMatch(/create path +POST https:\/\/\S+\/v1\/client is there: an unsigned, empty request was refused \(401 signature_missing/);
     expect(run.stdout).toMatch(/signing key +.*private\.pem: RSA-4096, public key SHA256:\S+, mode 600/);
     expect(run.stdout).toMatch(/signature +sha256\/pkcs1 accepted \(a body without name got 400; a wrong signature got 401\)/);
     expect(run.stdout).toMatch(/All checks hold: ready to import\./);

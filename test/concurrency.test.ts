@@ -196,6 +196,34 @@ describe('concurrency controller: over many windows', () => {
   });
 });
 
+describe('concurrency controller: told how many requests wait ready for a slot', () => {
+  /** A full window of `limit` answers, the ready queue moving from `first` to `last` across it. */
+  function window(state: ControllerState, first: number, last: number, within = bounds): ControllerState {
+    const n = Math.max(state.limit, 4);
+    const seen: Observation[] = Array.from({ length: n }, (_, i) => ({ kind: 'ok', latencyMs: 50, inFlight: state.limit, ready: Math.round(first + ((last - first) * i) / (n - 1)) }));
+    return feed(state, seen, within);
+  }
+
+  it.each([
+    // name, ready at the window's first answer, at its last, the limit after (from 32)
+    ['ready rows piling up (the signer outruns the wire): slow start doubles', 100, 200, 64],
+    ['ready rows steady (a full backlog): doubles', 100, 100, 64],
+    ['ready rows falling by a few (jitter): doubles', 100, 97, 64],
+    ['ready rows falling (the wire outruns the signer): the limit stays, whatever keeps its slots busy', 100, 60, 32],
+  ] as const)('%s', (_name, first, last, expected) => {
+    expect(window(initialState(32, bounds), first, last).limit).toBe(expected);
+  });
+
+  it('once the rows signed ahead are gone, windows that do not fill it settle the limit to 1.5 × what they used + 16', () => {
+    const within = { min: 1, max: 4096, settle: true };
+    // Grown to 1,000 while a backlog drained; then the signer keeps 300 busy.
+    let state = window(initialState(1000, within), 900, 100, within);
+    expect(state.limit).toBe(1000);
+    for (let i = 0; i < 8; i++) state = feed(state, Array.from({ length: 1000 }, () => ({ kind: 'ok' as const, latencyMs: 50, inFlight: 300, ready: 0 })), within);
+    expect(state.limit).toBe(1.5 * 300 + 16);
+  });
+});
+
 describe('concurrency controller: with a clock (answers carry when they came and were sent)', () => {
   const wide = { min: 1, max: 1000 };
   /**

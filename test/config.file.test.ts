@@ -117,7 +117,7 @@ describe('every problem of the file at once, named by its key', () => {
     ]);
     expect(error.message).not.toMatch(/--[a-z]/);
     expect(problems).toContain('reports.weekly.status: unknown value "aproved" (did you mean approved?); valid values are pending_review, pending_documents, document_review, rejected, approved');
-    expect(problems).toContain('export.pagesize: unknown key (did you mean pageSize?); keys here are format, columns, bom, escapeFormulas, direction, pageSize, prefetch, maxPrefetch, gzip, overwrite, fileMode, logFile, progressInterval, quiet, json');
+    expect(problems).toContain('export.pagesize: unknown key (did you mean pageSize?); keys here are format, columns, bom, escapeFormulas, direction, pageSize, prefetch, maxPrefetch, gzip, overwrite, fileMode, logFile, timezone, datesInTimezone, delimiter, csvDates, sheetName, summarySheet, summaryFile, split, sort, progressInterval, quiet, json');
     expect(problems).toContain('reports.weekly.format: unknown value "xls" (did you mean xlsx?); valid values are csv, csv-semicolon, jsonl, xlsx');
     expect(problems).toContain('connection.retries: must be at most 20');
     expect(problems.find((line) => line.startsWith('reports.weekly.createdFrom: '))).toContain('01/02/2025');
@@ -172,7 +172,7 @@ describe("the doc's examples of a refused file print as the doc shows", () => {
   const [problems, syntax] = [...section.matchAll(/```text\n([\s\S]*?)```/g)].map((match) => match[1]!);
 
   it.each([
-    ['two mistakes', config.replace('"status": "approved"', '"status": "aproved"').replace('"incremental": true', '"pageSize": 0, "incremental": true'), problems],
+    ['two mistakes', config.replace('"status": "approved"', '"status": "aproved"').replace('"newSinceLast"', '"pageSize": 0, "newSinceLast"'), problems],
     ['a trailing comma', config.replace('"state/approved.json"\n', '"state/approved.json",\n'), syntax],
   ])('%s', async (name, content, shown) => {
     const dir = join(context.dir, `doc-${name.replace(/\W/g, '-')}`);

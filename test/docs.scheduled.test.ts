@@ -4,10 +4,12 @@
  * and GitHub Actions steps, read out of the Markdown so they cannot drift. Each runs under
  * `env -i` (what the example sets, PATH to node, HOME) from an empty directory against a
  * sandbox on 127.0.0.1, twice: the first night makes the folders and exports everything that
- * matches; the second (the clock a day on, a few clients created since) exactly the new ones.
+ * matches; the second (the clock a day on, a few clients created and an older one approved
+ * since) exactly the clients that entered each report: an approved report holds the client
+ * approved since, which a window of creation dates would miss.
  * The rule for what the test changes in an example is in the doc ("How the examples are tested").
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { cp, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -90,12 +92,21 @@ interface Run {
   stderr: string;
 }
 
-/** `env -i NAME=VALUE… argv` in `cwd`, bounded (a hung run is killed and fails the test). */
+/** Root (CI) runs the examples as `nobody`, as a scheduler's service account would: another user than the one who set them up. */
+const NOBODY = process.getuid?.() === 0 ? 65_534 : undefined;
+
+/** `env -i NAME=VALUE… argv` in `cwd` (as nobody under root), bounded (a hung run is killed and fails the test). */
 function runBare(argv: string[], cwd: string, night: 1 | 2, extra: Record<string, string> = {}): Promise<Run> {
   const path = `${join(temp.dir, `bin-night${night}`)}:${dirname(process.execPath)}:/usr/bin:/bin`;
   const env = Object.entries({ PATH: path, HOME: join(temp.dir, 'home'), ...extra }).map(([name, value]) => `${name}=${value}`);
+  let command = ['/usr/bin/env', '-i', ...env, ...argv];
+  if (NOBODY !== undefined) {
+    // What the test laid out (as root) becomes the scheduler account's, as its volumes and home would be.
+    expect(spawnSync('chown', ['-R', `${NOBODY}:${NOBODY}`, temp.dir]).status).toBe(0);
+    command = ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', ...command];
+  }
   return new Promise((resolve, reject) => {
-    const child = spawn('/usr/bin/env', ['-i', ...env, ...argv], { cwd, stdio: 'pipe' });
+    const child = spawn(command[0]!, command.slice(1), { cwd, stdio: 'pipe' });
     const output = collectOutput(child);
     const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
     child.on('error', reject);
@@ -173,7 +184,7 @@ const CI = blocks(section(DOC, '## CI schedule (GitHub Actions)'), 'yaml')[0]!;
 
 const approvedGz: Report = { folder: 'srv/reports', name: /^approved-\d{4}-\d\d-\d\d\.csv\.gz$/, status: 'approved' };
 
-/** The CronJob: the ConfigMap's file at /config, the Secret at /secrets/ccs, the command in workingDir. */
+/** The CronJob: the ConfigMap's file at /config, the Secret at /secrets/ccs, the image's entrypoint and `args` in workingDir. */
 const kubernetes: Example = {
   title: 'Kubernetes CronJob',
   reports: [{ folder: 'reports', name: /^approved-\d{4}-\d\d-\d\d\.csv\.gz$/, status: 'approved' }],
@@ -186,7 +197,9 @@ const kubernetes: Example = {
       await writeToken(join(root, 'secrets', 'ccs', 'token'));
       await mkdir(join(root, 'reports'));
     }
-    const command = /command:\n((?:\s+- .*\n)+)/.exec(cronJob)![1]!.trim().split('\n').map((line) => rooted(line.trim().slice(2), root));
+    const args = /args:\n((?:\s+- .*\n)+)/.exec(cronJob)![1]!.trim().split('\n').map((line) => rooted(line.trim().slice(2), root));
+    // The image's ENTRYPOINT (see the Dockerfile): ccs-bulk itself, no shell.
+    const command = ['ccs-bulk', ...args];
     const workingDir = rooted(/workingDir: (\S+)/.exec(cronJob)![1]!, root);
     return [await runBare(command, workingDir, night)];
   },
@@ -225,6 +238,8 @@ const EXAMPLES: Example[] = [
 /** Files of each report after each night, per example. */
 const seen = new Map<string, Set<string>>();
 let newClients: string[] = [];
+/** An older client (there on the first night, not approved then) approved before the second. */
+let approvedSince: string | undefined;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ seed: 60 });
@@ -293,9 +308,14 @@ describe('the scheduled-reports examples, as written, from an empty directory', 
       // Created between the nights: three approved, two not.
       const statuses = ['approved', 'pending_review', 'approved', 'rejected', 'approved'] as const;
       newClients = statuses.map((status, i) => sandbox.store.insert({ name: `Night ${i}`, email: `night${i}@example.com`, status }).id);
+      approvedSince = sandbox.store.all().find((client) => client.status === 'pending_review')!.id;
+      sandbox.store.setStatus(approvedSince, { status: 'approved' });
     }
-    const fresh = (status?: string) =>
-      newClients.filter((id) => status === undefined || sandbox.store.get(id)!.status === status);
+    // New clients for every report; the client approved since for the approved ones.
+    const fresh = (status?: string) => [
+      ...newClients.filter((id) => status === undefined || sandbox.store.get(id)!.status === status),
+      ...(status === 'approved' ? [approvedSince!] : []),
+    ];
     await runNight(example, index, 2, fresh);
   }, 120_000);
 });

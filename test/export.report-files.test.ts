@@ -84,11 +84,15 @@ describe('the summary a report reader wants', () => {
     const result = await runCli(['export', '--out', out, '--status', 'approved,rejected', '--created-from', '2020-01-01', '--json'], { env });
     expect(result.code).toBe(0);
     const summary = JSON.parse(result.stdout);
+    // Every cell of the statuses asked for, zeros included, with totals right and below.
     const expected: Record<string, Record<string, number>> = {};
+    for (const status of ['approved', 'rejected', 'total']) expected[status] = { active: 0, inactive: 0, total: 0 };
     for (const c of sandbox.store.all()) {
       if (c.status !== 'approved' && c.status !== 'rejected') continue;
-      const row = (expected[c.status] ??= {});
-      row[c.credit_status] = (row[c.credit_status] ?? 0) + 1;
+      for (const row of [expected[c.status]!, expected.total!]) {
+        row[c.credit_status]!++;
+        row.total!++;
+      }
     }
     expect(summary.counts).toEqual(expected);
     expect(summary.filters).toMatchObject({ status: ['approved', 'rejected'], createdFrom: '2020-01-01T00:00:00.000Z' });

@@ -67,7 +67,7 @@ describe('the same dated report twice a day (library, a fixed clock)', () => {
     const noon = [at('2032-03-01T10:00:00.000Z'), at('2032-03-01T12:00:00.000Z')];
     // Without overwrite: refused, the hint names the same report with the time in it (in the library's words).
     await expect(run('2032-03-01T14:00:00.000Z')).rejects.toThrow(
-      /approved-2032-03-01\.csv exists: .*pass overwrite: true \(in an incremental run it exports that file's clients again, with the new ones\), or one with the time: out: '.*approved-\{datetime\}\.csv'/,
+      /approved-2032-03-01\.csv exists: .*pass overwrite: true \(in an incremental run only if it is the last run's own file: its clients are exported again, with the new ones; any other file: move it away\), or one with the time: out: '.*approved-\{datetime\}\.csv'/,
     );
     const second = await run('2032-03-01T14:00:00.000Z', true);
     expect(second.rows).toBe(4);

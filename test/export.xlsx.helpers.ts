@@ -66,3 +66,31 @@ export function cellText(cell: Cell): string {
 export function asInWorkbook(value: string): string {
   return /^'+[=+\-@\t\r]/.test(value) ? `'${value}` : value;
 }
+
+/** The workbook's sheet names in tab order, and the one it opens on (exceljs). */
+export async function sheetTabs(file: string): Promise<{ names: string[]; active: string | undefined }> {
+  const book = new ExcelJS.Workbook();
+  await book.xlsx.readFile(file);
+  const names = book.worksheets.map((sheet) => sheet.name);
+  const view = (book.views as { activeTab?: number }[] | undefined)?.[0];
+  return { names, active: names[view?.activeTab ?? 0] };
+}
+
+/** One sheet's cells by name, row by row, as sheetCells reads the first one. */
+export async function namedSheetCells(file: string, name: string): Promise<Cell[][]> {
+  const book = new ExcelJS.Workbook();
+  await book.xlsx.readFile(file);
+  const sheet = book.getWorksheet(name);
+  if (sheet === undefined) throw new Error(`no sheet ${name} in ${file}`);
+  const rows: Cell[][] = [];
+  sheet.eachRow({ includeEmpty: true }, (row, number) => {
+    const values = row.values as unknown[];
+    rows[number - 1] = Array.from({ length: sheet.columnCount }, (_, i) => {
+      const value = values[i + 1];
+      if (value === undefined || value === null) return null;
+      if (typeof value === 'string' || typeof value === 'number' || value instanceof Date) return value;
+      throw new Error(`${name} row ${number} column ${i + 1}: unexpected cell value ${JSON.stringify(value)}`);
+    });
+  });
+  return Array.from(rows, (row) => row ?? []);
+}

@@ -93,7 +93,14 @@ describe('ccs-bulk export --format xlsx', () => {
       'xl/_rels/workbook.xml.rels',
       'xl/styles.xml',
       'xl/worksheets/sheet1.xml',
+      'xl/worksheets/sheet2.xml',
     ]);
+    // The data first (what import and pandas read by default), the summary last; the workbook opens on it.
+    expect(parts.get('xl/workbook.xml')).toContain(
+      '<workbookView activeTab="1"/></bookViews><sheets><sheet name="clients" sheetId="1" r:id="rId1"/><sheet name="Summary" sheetId="2" r:id="rId2"/></sheets>',
+    );
+    expect(sheetXml).toContain('<sheetView workbookViewId="0">');
+    expect(parts.get('xl/worksheets/sheet2.xml')).toContain('<sheetView tabSelected="1" workbookViewId="0"/>');
     const styles = parts.get('xl/styles.xml')!;
     const xfs = [...styles.split('<cellXfs')[1]!.matchAll(/<xf [^>]*>/g)].map((m) => m[0]);
     const fonts = [...styles.matchAll(/<font>(.*?)<\/font>/g)].map((m) => m[1]);

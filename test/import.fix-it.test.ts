@@ -128,6 +128,39 @@ describe('the fix-it workbook (--failed fix-me.xlsx)', () => {
     expect(String(sheet.getCell('F2').value)).toMatch(/idempotency/);
   });
 
+  it('marks every column of a field built from several: each part of an empty address, each part of an empty name', async () => {
+    // A Salesforce contacts report: name and address are each put together from several columns.
+    const header = ['First Name', 'Last Name', 'Email', 'Mailing Street', 'Mailing City', 'Mailing State/Province', 'Mailing Zip/Postal Code', 'Mailing Country'];
+    const input = join(ctx.dir, 'composite-parts.csv');
+    await writeFile(
+      input,
+      stringify([
+        header,
+        ['Dev', 'Patel', 'dev.parts@example.com', '', '', ' ', '', 'United Kingdom'],
+        ['', '', 'nobody.parts@example.com', '5 Main St', 'Boston', 'MA', '02110', 'United States'],
+      ]),
+    );
+    const failed = join(ctx.dir, 'composite-parts-fix-me.xlsx');
+    const run = await runCliInProcess(['validate', input, '--failed', failed], { env: ctx.env() });
+    expect(run.code, run.stderr).toBe(1);
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.readFile(failed);
+    const sheet = book.worksheets[0]!;
+    const red = (ref: string) => (sheet.getCell(ref).fill as { fgColor?: { argb?: string } } | undefined)?.fgColor?.argb;
+    const note = (ref: string) => {
+      const n = sheet.getCell(ref).note;
+      return typeof n === 'string' ? n : n?.texts?.map((t) => t.text).join('');
+    };
+    // Row 2: the address (D to G) is empty, every part marked; the name and the country are not.
+    expect(['D2', 'E2', 'F2', 'G2'].map(red)).toEqual(Array(4).fill('FFFFC7CE'));
+    expect(['A2', 'B2', 'C2', 'H2'].map(red)).toEqual(Array(4).fill(undefined));
+    expect(note('F2')).toBe('required, but empty\nFix: fill in this cell.\n(address is built from 4 columns, each marked: this is one)');
+    // Row 3: the name's two parts.
+    expect(['A3', 'B3'].map(red)).toEqual(['FFFFC7CE', 'FFFFC7CE']);
+    expect(['D3', 'E3', 'F3', 'G3'].map(red)).toEqual(Array(4).fill(undefined));
+    expect(note('B3')).toBe('required, but empty\nFix: fill in this cell.\n(name is built from 2 columns, each marked: this is one)');
+  });
+
   it('matches the committed fixture that openpyxl read (scripts/fix-it-check.py)', async () => {
     const dir = join(ROOT, 'fixtures', 'fix-it');
     const failed = join(ctx.dir, 'fixture-fix-me.xlsx');
@@ -249,5 +282,16 @@ describe('markCells', () => {
     ['500 server_error', undefined, [[9, '500 server_error']]],
   ])('%j (param %j)', (error, param, expected) => {
     expect([...markCells(error, param, columnOf, 9)]).toEqual(expected);
+  });
+
+  it('marks each column of a field built from several, for a row check and for the service naming it', () => {
+    const parts = (subject: string) => (subject === 'address' ? [3, 4, 6] : columnOf(subject));
+    expect([...markCells('address: required, but empty; email: bad', undefined, parts, 9)]).toEqual([
+      [3, 'required, but empty'],
+      [4, 'required, but empty'],
+      [6, 'required, but empty'],
+      [1, 'bad'],
+    ]);
+    expect([...markCells('422 invalid_address: too long', 'address', parts, 9)].map(([column]) => column)).toEqual([3, 4, 6]);
   });
 });

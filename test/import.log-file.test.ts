@@ -51,7 +51,8 @@ describe('import --log-file', () => {
     } finally {
       ctx.sandbox.setFaults({ failRate: 0, throttleRate: 0, resetRate: 0 });
     }
-    expect(first.stderr).toBe('');
+    // --quiet: one line for the exit 1, with the counts and where the rows to fix are.
+    expect(first.stderr).toBe(`ccs-bulk: import finished with rows not imported (rows_failed), exit 1: 60 created, 0 failed, 1 invalid, 1 duplicate; rows to fix: see ${results}\n`);
     expect(first.code).toBe(1);
     // Resumed: every row is skipped, nothing is sent; the log says so.
     const again = await runCli(['import', input, '--results', results, '--resume', '--log-file', log, '--quiet'], { env });

@@ -101,6 +101,23 @@ describe('a mid-run outage pauses the whole run (circuit breaker)', () => {
   }, BOUND);
 });
 
+describe('a heartbeat without a terminal', () => {
+  it('while the service is down, a plain line at each progress interval says since when and until when it retries', async () => {
+    const { file, results } = await input(20);
+    // Down from the first request on: nothing finishes, so only the heartbeat speaks.
+    ctx.sandbox.setFaults({ outage: { atMs: 0, forMs: 600_000, kind: '503' } });
+    const run = await runCli(['import', file, '--results', results, '--outage-timeout', '3', '--progress-interval', '0.2', '--identity', 'none'], {
+      env: ctx.env(),
+    });
+    ctx.sandbox.setFaults({ outage: undefined });
+    expect(run.code).toBe(3);
+    const beats = run.stderr.split('\n').filter((line) => line.startsWith('ccs-bulk: service unreachable since '));
+    expect(beats.length, run.stderr).toBeGreaterThanOrEqual(2);
+    expect(beats.at(-1)).toMatch(/^ccs-bulk: service unreachable since \d+ s \(.*503.*\)(: sending paused)?; retrying until 3 s \(--outage-timeout\)$/);
+    expect(run.stderr).toMatch(/to continue: ccs-bulk import .* --resume/);
+  }, BOUND);
+});
+
 describe('export through an outage', () => {
   it('pauses and finishes: every client once', async () => {
     const slow = await startSandbox({ latencyMs: 15, seed: 500, verifySignatures: false });

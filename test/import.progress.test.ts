@@ -28,10 +28,15 @@ describe('progress on stderr', () => {
       env: ctx.env(),
     });
     expect(run.code).toBe(0);
-    const lines = run.stderr.split('\n').filter((l) => /^ccs-bulk: \d+ rows, \d+\/s \(\d+%/.test(l));
+    const lines = run.stderr.split('\n').filter((l) => /^ccs-bulk: \d+ rows, \d+\/s \((reading|sending) \d+%/.test(l));
     expect(lines.length).toBeGreaterThanOrEqual(2);
     expect(lines.at(-1)).toMatch(/created \d+/);
     expect(run.stderr).toContain('60 created');
+    // Rows finished, not rows read: never 100% nor an ETA of 0 while a row is unsent.
+    for (const line of lines) {
+      const done = Number(/^ccs-bulk: (\d+) rows/.exec(line)![1]);
+      if (done < 60) expect(line, line).not.toMatch(/100%|ETA 0s/);
+    }
   });
 
   it('the summary counts one row as "1 row"', async () => {
@@ -66,7 +71,7 @@ describe('progress on stderr', () => {
     });
     const code = await new Promise((resolve) => child.on('close', resolve));
     expect(code).toBe(0);
-    expect(screen).toMatch(/[█░]+ \d+% \| \d+ rows \| \d+\/s \| ETA/);
+    expect(screen).toMatch(/[█░]+ (reading|sending) \d+% \| \d+ rows \| \d+\/s \| ETA/);
     // Rows an earlier test of this file created: replayed, so counted as existing.
     expect(screen).toMatch(/Imported 60 rows .*: \d+ created(, \d+ existing \(already on the service, not created\))?, 0 failed/);
   });
@@ -98,14 +103,20 @@ describe('progress as data (library)', () => {
       const done = imported.map((snapshot) => snapshot.done);
       expect(done).toEqual([...done].sort((a, b) => a - b));
       // Rows finished, of a total known once the file is read; every outcome counted; the pace on its own.
-      expect(imported.at(-1)).toEqual({
+      expect(imported.at(-1)).toMatchObject({
         done: 60,
         total: 60,
         fraction: 1,
+        phase: 'sending',
+        read: 60,
         counters: { created: summary.counts.created, failed: 0, invalid: 0, duplicate: 0, existing: 0, skipped: 0, not_attempted: 0 },
         pace: { inFlight: 0, limit: 4 },
-        note: undefined,
       });
+      // 1 (100%) only once every row has its outcome; an ETA of 0 only then too.
+      for (const snapshot of imported.slice(0, -1)) {
+        if (snapshot.done < 60) expect(snapshot.fraction ?? 0).toBeLessThan(1);
+        if (snapshot.done < 60 && snapshot.etaMs !== undefined) expect(snapshot.etaMs).toBeGreaterThanOrEqual(1000);
+      }
       // Along the way, `done` counts rows finished, never rows merely read: a bar does not sit at 100% for the whole send.
       for (const snapshot of imported) expect(snapshot.done).toBe(Object.values(snapshot.counters).reduce((a, b) => a + b, 0));
       expect(imported.every((snapshot) => snapshot.fraction === undefined || snapshot.fraction <= 1)).toBe(true);

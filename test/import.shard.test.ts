@@ -87,4 +87,46 @@ describe('--shard K/N: three processes on one file', () => {
     });
     expect(JSON.parse(indexed.stdout).shard).toMatchObject({ index: 2, count: 3 });
   });
+
+  it('an Indexed Job shard with an invalid row: a stop resumes as --shard K/N, and --accept-failed-rows completes it (exit 0) once nothing is left', async () => {
+    const rows = validRows(30, 7000);
+    rows[4] = ['', 'not-an-email', 'DE', 'Street', 'EUR', '2024-05-17']; // row 5, no key: shard 2 of 3 by its row number
+    const input = join(ctx.dir, 'job.csv');
+    await writeFile(input, stringify([CLIENT_HEADER, ...rows]));
+    const results = join(ctx.dir, 'job.results.csv');
+    const failed = join(ctx.dir, 'job.fix.csv');
+    // The Job's pod 1 (0-based) is shard 2 of 3; --max-errors 1 stops it at the invalid row.
+    const stopped = await runCli(['import', input, '--results', results, '--shards', '3', '--max-errors', '1', '--json'], {
+      env: { ...ctx.env(), JOB_COMPLETION_INDEX: '1' },
+    });
+    expect(stopped.code).toBe(3);
+    const resume = `ccs-bulk import ${input} --results ${results} --max-errors 1 --json --shard 2/3 --resume`;
+    expect(stopped.stderr).toContain(`to continue: ${resume}`);
+    expect(stopped.stderr).toContain('(the same shard, 2 of 3: --shard 2/3 continues it inside the Job or outside it)');
+    expect(JSON.parse(stopped.stdout)).toMatchObject({ ok: false, exitCode: 3, code: 'max_errors', resumeCommand: resume });
+
+    // Resumed by hand, outside the Job: the rest is sent; the invalid row is still there (exit 1), and --quiet still says why.
+    const rest = await runCli(['import', input, '--results', results, '--shard', '2/3', '--resume', '--quiet'], { env: ctx.env() });
+    expect(rest.code, rest.stderr).toBe(1);
+    expect(rest.stderr).toMatch(/^ccs-bulk: import finished with rows not imported \(rows_failed\), exit 1: \d+ created, 0 failed, 1 invalid, 0 duplicate.*; rows to fix: see /);
+    expect(rest.stderr.trim().split('\n')).toHaveLength(1);
+
+    // Nothing left to send: without the flag the pod would restart for ever; with it the Job completes.
+    const done = await runCli(['import', input, '--results', results, '--shard', '2/3', '--resume', '--quiet', '--json', '--failed', failed, '--accept-failed-rows'], {
+      env: ctx.env(),
+    });
+    expect(done.code, done.stderr).toBe(0);
+    const summary = JSON.parse(done.stdout);
+    expect(summary).toMatchObject({ ok: true, exitCode: 0, acceptedFailedRows: 1, counts: { invalid: 1, created: 0, failed: 0 } });
+    expect(summary.counts.skipped).toBeGreaterThan(0);
+    const fix = shardResultsPath(failed, { index: 2, count: 3 });
+    expect(done.stderr).toBe(`ccs-bulk: 1 row not imported (1 invalid, 0 refused by the service), accepted by --accept-failed-rows: fix them in ${fix}\n`);
+    expect(await readFile(fix, 'utf8')).toContain('not-an-email');
+
+    // A failure a retry may fix is never accepted: a stop keeps its code.
+    const refused = await runCli(['import', input, '--results', results, '--shard', '2/3', '--resume', '--quiet', '--accept-failed-rows'], {
+      env: { ...ctx.env(), CCS_TOKEN: 'lk_sandbox_not_this_one' },
+    });
+    expect(refused.code).toBe(3);
+  });
 });

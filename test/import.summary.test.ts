@@ -66,7 +66,7 @@ describe('summaries that say what happened', () => {
     const lines = run.stderr.trimEnd().split('\n');
     const at = lines.findIndex((line) => line.startsWith('Stopped after '));
     // The token is refused at the first request: the listing of who the service holds, before any row.
-    expect(lines[at]).toMatch(/^Stopped after 0 rows in .*: 0 created, 0 failed, 0 invalid, 0 duplicate, 3 not attempted$/);
+    expect(lines[at]).toMatch(/^Stopped after 0 of 3 rows in .*: 0 created, 0 failed, 0 invalid, 0 duplicate, 3 not attempted$/);
     expect(lines[at + 1]).toBe('  cause: the service refused the token or the signature (401 api_key_invalid)');
     expect(lines[at + 2]).toMatch(/^ {2}fix: check the token .*: ccs-bulk check tests both/);
     expect(lines.at(-1)).toBe(`  to continue: ccs-bulk import ${shellQuote(input)} --concurrency 1 --resume`);

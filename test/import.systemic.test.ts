@@ -6,7 +6,8 @@ import { Writable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/cli.js';
-import { AnswerStreak, SYSTEMIC_STREAK } from '../src/import/send/systemic.js';
+import { ServiceError } from '../src/errors.js';
+import { AnswerStreak, OpeningAnswers, SYSTEMIC_STREAK } from '../src/import/send/systemic.js';
 import { generateRsaKeyPair } from '../src/service/signing.js';
 import { CLIENT_HEADER, makeTempDir, readResults, validRows } from './helpers.js';
 
@@ -139,5 +140,70 @@ describe('AnswerStreak', () => {
     expect(result.stoppedAt).toBe(stoppedAt);
     if (end === undefined) expect(result.end).toBeUndefined();
     else expect(result.end).toMatchObject(end);
+  });
+});
+
+describe('OpeningAnswers: the first answers, while every one is 404/405', () => {
+  type Step = number | 'ok';
+  /** Feeds answers in order; each row's fate: held (undefined yet), failed, unsent, or recorded by the caller. */
+  const run = (steps: Step[], end = false) => {
+    const opening = new OpeningAnswers();
+    const fate: (string | undefined)[] = [];
+    let stoppedAt: number | undefined;
+    steps.forEach((step, i) => {
+      if (step === 'ok') {
+        opening.succeeded();
+        fate[i] = 'created';
+        return;
+      }
+      const failure = new ServiceError(`${step} invalid_request_error route_not_found: nope`, { status: step });
+      const row = { fail: () => (fate[i] = 'failed'), unsend: () => (fate[i] = 'unsent') };
+      if (!opening.failed(failure, row, 'https://gw.example.com')) fate[i] = 'failed by the caller';
+      if (stoppedAt === undefined && opening.verdict() !== undefined) {
+        stoppedAt = i + 1;
+        opening.release();
+      }
+    });
+    const atEnd = end ? opening.verdict(true) : undefined;
+    if (end) opening.release();
+    return { fate, stoppedAt, atEnd };
+  };
+  const times = <T,>(n: number, step: T): T[] => Array.from({ length: n }, () => step);
+
+  it('20 answers of 404 stop at the 20th: every one of them unsent, and the ones after too', () => {
+    const { fate, stoppedAt } = run(times(25, 404));
+    expect(stoppedAt).toBe(SYSTEMIC_STREAK);
+    expect(fate).toEqual(times(25, 'unsent'));
+  });
+
+  it('404 and 405 mixed count alike', () => {
+    expect(run([...times(10, 404), ...times(10, 405)]).stoppedAt).toBe(20);
+  });
+
+  it('a success first: later 404s fail as any row would', () => {
+    const { fate, stoppedAt } = run(['ok', ...times(25, 404)]);
+    expect(stoppedAt).toBeUndefined();
+    expect(fate.slice(1)).toEqual(times(25, 'failed by the caller'));
+  });
+
+  it('19 held, then a success: the 19 fail, nothing stops', () => {
+    const { fate, stoppedAt } = run([...times(19, 404), 'ok', 404]);
+    expect(stoppedAt).toBeUndefined();
+    expect(fate).toEqual([...times(19, 'failed'), 'created', 'failed by the caller']);
+  });
+
+  it('another failure (422) ends the watch too: the rows held fail, it is failed by the caller', () => {
+    const { fate } = run([404, 404, 422, 404]);
+    expect(fate).toEqual(['failed', 'failed', 'failed by the caller', 'failed by the caller']);
+  });
+
+  it('a short run of 404s only: the verdict at the end, with the count and the base URL', () => {
+    const { fate, atEnd } = run(times(3, 404), true);
+    expect(atEnd).toMatchObject({ count: 3, status: 404, baseUrl: 'https://gw.example.com' });
+    expect(fate).toEqual(times(3, 'unsent'));
+  });
+
+  it('no answers: no verdict', () => {
+    expect(run([], true).atEnd).toBeUndefined();
   });
 });

@@ -53,7 +53,7 @@ describe('checkSetup against the HTTPS sandbox', () => {
     expect(report.ok).toBe(true);
     expect(report.baseUrl).toBe(ctx.sandbox.url);
     expect(report.checks.map((check) => check.name)).toEqual([
-      'base URL', 'proxy', 'DNS', 'TCP', 'TLS', 'token', 'page base', 'clock', 'signing key', 'signature',
+      'base URL', 'proxy', 'DNS', 'TCP', 'TLS', 'token', 'create path', 'page base', 'clock', 'signing key', 'signature',
     ]);
     expect(report.checks.filter((check) => check.status !== 'ok')).toEqual([]);
     expect(report.checks.every((check) => check.fix === undefined)).toBe(true);
@@ -164,6 +164,7 @@ describe('checkSetup where nothing can be reached', () => {
       DNS: 'ok',
       TCP: 'failed',
       token: 'skipped',
+      'create path': 'skipped',
       'page base': 'skipped',
       clock: 'skipped',
       'signing key': 'ok',

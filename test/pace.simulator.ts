@@ -1,11 +1,14 @@
 /**
- * A discrete-event simulation of an import's pace on a virtual clock: a signer of N threads,
- * the send window (rows admitted while fewer than limit + ahead + backlog are open; signing,
- * then a wire slot), the client's shared 429 pause and retries, the circuit breaker, and a service with a
- * round trip, jitter, a token-bucket limit, a cap on concurrent requests and an outage.
- * The parts that decide the pace are the real ones: the adaptive limit (adaptive-limit.ts and
- * the pure controller under it), retryDelay, breakerStep. Everything else mirrors
- * send-window.ts, sender.ts and the service client, with time as a number.
+ * A discrete-event simulation of an import's pace on a virtual clock, as the real client runs
+ * it: the process's start-up, one event loop (reading a row, dispatching a request and taking
+ * its answer each cost CPU there, in turn), a signer of N threads fed by at most `ahead` rows at
+ * once while the rest of the rows admitted wait for it (the pre-signing queue: no request yet),
+ * the send window (rows admitted while fewer than limit + ahead + backlog are open), the wire's
+ * slots, the client's shared 429 pause and retries, the circuit breaker, and a service with a
+ * round trip, jitter, its own CPU per request, a token-bucket limit, a cap on concurrent
+ * requests and an outage. The parts that decide the pace are the real ones: the adaptive limit
+ * (adaptive-limit.ts and the pure controller under it), retryDelay, breakerStep. Everything else
+ * mirrors send-window.ts, sender.ts and the service client, with time as a number.
  */
 import { createAdaptiveLimit } from '../src/service/adaptive-limit.js';
 import { type BreakerState, breakerStep, CLOSED, DEFAULT_BREAKER } from '../src/service/breaker.js';
@@ -33,6 +36,11 @@ export interface SimService {
    */
   failRate?: number | undefined;
   throttleRate?: number | undefined;
+  /**
+   * The service's own CPU per request, ms, on one thread (parsing, checking the signature,
+   * answering): a burst of requests queues there, and each waits its turn on top of the round trip.
+   */
+  serverMs?: number | undefined;
 }
 
 export interface SimClient {
@@ -45,6 +53,20 @@ export interface SimClient {
   startLimit: number;
   /** A fixed --concurrency instead of `auto`. */
   fixed?: number | undefined;
+  /** Rows in the file (none: an endless one); the run ends when the last is answered. */
+  rows?: number | undefined;
+  /** From the process's start to its first row read: node, the modules, the key, the files. */
+  startupMs?: number | undefined;
+  /**
+   * CPU on the client's one event loop, ms: reading and checking a row, dispatching its request
+   * (headers, the body, undici), taking its answer (the reply's checks, the results line). An
+   * answer waiting for the loop is counted in flight, and its latency includes the wait.
+   */
+  loop?: { readMs: number; sendMs: number; answerMs: number } | undefined;
+  /** `auto` comes down to what its windows use (ControllerBounds.settle); default true. */
+  settle?: boolean | undefined;
+  /** The controller is told how many signed rows wait for a slot (Observation.ready); default true. */
+  toldReady?: boolean | undefined;
 }
 
 export interface SimResult {
@@ -60,6 +82,12 @@ export interface SimResult {
   failedRows: number;
   /** The most requests on the wire at once in each second (import: rows waiting for a signer or a slot are not counted). */
   peakInFlight: number[];
+  /** The most requests at the service at once in each second (arrived, not answered yet): what its own count would show. */
+  peakAtService: number[];
+  /** With `rows`: when the last row was answered, ms from the process's start. */
+  finishedMs?: number | undefined;
+  /** Import: where the limit settled, as the summary reports it (the one held for most of the last 1,000 answers). */
+  settled?: number | undefined;
 }
 
 /** A binary min-heap of timed callbacks; equal times run in insertion order. */
@@ -127,39 +155,59 @@ function before(a: TimedEvent, b: TimedEvent): boolean {
 }
 
 
-/** Simulates `seconds` of an import of an endless file. */
+/**
+ * Simulates `seconds` of an import (of `client.rows` rows, or an endless file), as the real
+ * client runs it: the send window admits a row while fewer than limit + ahead (+ the signed
+ * backlog while `auto` grows) are open; the row is read on the event loop, waits for one of
+ * `ahead` signing places (the pre-signing queue), is signed on a thread, then waits for a wire
+ * slot; only then, dispatched by the event loop, is it a request in flight.
+ */
 export function simulateImport(client: SimClient, service: SimService, seconds: number, seed = 1): SimResult {
   const time = new Timeline();
   const random = createRandom(seed);
-  const limit = createAdaptiveLimit({ limit: client.fixed ?? 'auto', start: client.startLimit, max: client.bound, now: () => time.now, settle: true });
+  const limit = createAdaptiveLimit({ limit: client.fixed ?? 'auto', start: client.startLimit, max: client.bound, now: () => time.now, settle: client.settle ?? true });
   // As the send window: a few rows per core signing at once, and a backlog of signed rows
   // while the limit is still growing.
   const ahead = Math.max(16, 4 * client.cores);
   const backlog = signedBacklog(client.cores);
-  const result: SimResult = { perSecond: [], limits: [], requests: 0, throttled: 0, requestsPerSecond: [], throttledPerSecond: [], failedRows: 0, peakInFlight: [] };
+  const rows = client.rows ?? Number.POSITIVE_INFINITY;
+  const cpu = client.loop ?? { readMs: 0, sendMs: 0, answerMs: 0 };
+  const loop = new EventLoop(time);
+  const result: SimResult = { perSecond: [], limits: [], requests: 0, throttled: 0, requestsPerSecond: [], throttledPerSecond: [], failedRows: 0, peakInFlight: [], peakAtService: [] };
 
+  let admitted = 0;
   let open = 0; // rows admitted and not finished (send-window's `running`)
-  let signing = 0; // rows in the signing stage (its pLimit(ahead))
+  let signing = 0; // rows holding one of the `ahead` signing places (its pLimit(ahead))
+  const waitingToSign: (() => void)[] = []; // rows admitted, waiting for a signing place
   let threadsBusy = 0;
   const signQueue: (() => void)[] = [];
   const wire = new WireSlots(time, () => limit.current);
-  const server = serviceModel(service, random);
+  const server = serviceModel(service, random, time);
   const pause = new Pause();
   let breaker: BreakerState = CLOSED;
   const gateWaiters: (() => void)[] = [];
   let created = 0;
+  let finished = 0;
   let peak = 0;
 
   const admit = () => {
-    while (open < limit.current + ahead + (limit.growing ? backlog : 0) && signing < ahead) {
+    while (admitted < rows && open < limit.current + ahead + (limit.growing ? backlog : 0)) {
+      admitted++;
       open++;
-      signing++;
-      startSigning(() => {
-        signing--;
-        wire.take(send);
-        admit();
+      loop.run(cpu.readMs, () => {
+        if (signing < ahead) sign();
+        else waitingToSign.push(sign);
       });
     }
+  };
+
+  const sign = () => {
+    signing++;
+    startSigning(() => {
+      signing--;
+      waitingToSign.shift()?.();
+      wire.take(() => loop.run(cpu.sendMs, send));
+    });
   };
 
   const startSigning = (done: () => void) => {
@@ -177,6 +225,8 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
 
   const finishRow = () => {
     open--;
+    finished++;
+    if (finished === rows) result.finishedMs = time.now;
     wire.leave();
     admit();
   };
@@ -194,27 +244,33 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
     }
     if (!wire.mayGo(pause, again)) return;
     peak = Math.max(peak, wire.held);
-    request(time, server, result, (status, sentAt, retryAfterMs) => {
-      limit.observe({ status, ms: time.now - sentAt }, Math.max(1, wire.held));
-      const outageStatus = status >= 500;
-      if (!outageStatus && (breaker.kind !== 'closed' || breaker.streak !== 0)) moveBreaker(breakerStep(breaker, { type: 'answer' }, DEFAULT_BREAKER));
-      if (status === 200) {
-        created++;
-        return finishRow();
-      }
-      if (outageStatus && breakerFailed()) return attempt(n + 1, counted);
-      if (status === 429) result.throttled++;
-      const retry = counted + 1;
-      const delay = retry > DEFAULT_RETRY.retries ? undefined : retryDelay({ attempt: retry, retryAfterMs, policy: DEFAULT_RETRY, random: random() });
-      if (delay === undefined) {
-        result.failedRows++;
-        return finishRow();
-      }
-      if (status === 429) pause.refused(sentAt, time.now, delay);
-      // As the send window: the wait lends the wire slot; the retry queues for one again.
-      wire.leave();
-      time.at(time.now + delay, () => wire.take(() => attempt(n + 1, retry), true));
-    });
+    // The answer is taken when the event loop gets to it: until then it holds its slot, and
+    // its latency (as send-request.ts measures it) includes the wait.
+    request(time, server, result, (status, sentAt, retryAfterMs) => loop.run(cpu.answerMs, () => answered(n, counted, status, sentAt, retryAfterMs)));
+  };
+
+  const answered = (n: number, counted: number, status: number, sentAt: number, retryAfterMs: number | undefined) => {
+    // As the send window: told while more rows wait to be signed, or to be read (the window full).
+    const moreToSign = signing >= ahead || waitingToSign.length > 0 || (admitted < rows && open >= limit.current + ahead + (limit.growing ? backlog : 0));
+    limit.observe({ status, ms: time.now - sentAt }, Math.max(1, wire.held), undefined, client.toldReady === false || !moreToSign ? undefined : wire.waiting + signing);
+    const outageStatus = status >= 500;
+    if (!outageStatus && (breaker.kind !== 'closed' || breaker.streak !== 0)) moveBreaker(breakerStep(breaker, { type: 'answer' }, DEFAULT_BREAKER));
+    if (status === 200) {
+      created++;
+      return finishRow();
+    }
+    if (outageStatus && breakerFailed()) return attempt(n + 1, counted);
+    if (status === 429) result.throttled++;
+    const retry = counted + 1;
+    const delay = retry > DEFAULT_RETRY.retries ? undefined : retryDelay({ attempt: retry, retryAfterMs, policy: DEFAULT_RETRY, random: random() });
+    if (delay === undefined) {
+      result.failedRows++;
+      return finishRow();
+    }
+    if (status === 429) pause.refused(sentAt, time.now, delay);
+    // As the send window: the wait lends the wire slot; the retry queues for one again.
+    wire.leave();
+    time.at(time.now + delay, () => wire.take(() => attempt(n + 1, retry), true));
   };
 
   /** An outage failure: true when the breaker took it (the request waits at the gate instead of counting a retry). */
@@ -244,20 +300,38 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
     });
   };
 
-  admit();
-  return runSeconds(time, seconds, result, () => created, () => limit.current, () => {
+  time.at(client.startupMs ?? 0, admit);
+  runSeconds(time, seconds, result, () => created, () => limit.current, () => {
     const most = peak;
     peak = wire.held;
     return most;
-  });
+  }, () => server.peakPresent(), () => finished >= rows);
+  result.settled = limit.limits().settled;
+  return result;
 }
 
-/** One request to the simulated service, sent now: counted, and answered a round trip later. */
+/**
+ * The client's one event loop: each piece of work runs after the one before it has had its CPU
+ * (first come, first served), `fn` once its own `ms` are spent.
+ */
+class EventLoop {
+  #freeAt = 0;
+
+  constructor(private readonly time: Timeline) {}
+
+  run(ms: number, fn: () => void): void {
+    if (ms <= 0 && this.#freeAt <= this.time.now) return fn();
+    this.#freeAt = Math.max(this.#freeAt, this.time.now) + ms;
+    this.time.at(this.#freeAt, fn);
+  }
+}
+
+/** One request to the simulated service, sent now: counted, and answered a round trip (and its turn at the service's CPU) later. */
 function request(time: Timeline, server: ServiceModel, result: SimResult, answered: (status: number, sentAt: number, retryAfterMs: number | undefined) => void): void {
   const sentAt = time.now;
   const status = server.admit(sentAt);
   result.requests++;
-  time.at(sentAt + server.latency(sentAt), () => {
+  time.at(server.answerAt(sentAt), () => {
     server.answered(status);
     answered(status, sentAt, server.retryAfter(status, sentAt));
   });
@@ -270,6 +344,12 @@ function request(time: Timeline, server: ServiceModel, result: SimResult, answer
  */
 class WireSlots {
   held = 0;
+
+  /** Requests not sent yet, waiting for a slot (the import's signed rows). */
+  get waiting(): number {
+    return this.#fresh.length;
+  }
+
   readonly #again: (() => void)[] = [];
   readonly #fresh: (() => void)[] = [];
 
@@ -341,8 +421,12 @@ const NOISE_STATUSES = [500, 502, 503, 504];
  * second's worth) is empty, then random 429s and 5xx (noise), else 200. Only a request it
  * serves holds one of its places.
  */
-function serviceModel(service: SimService, random: () => number) {
+function serviceModel(service: SimService, random: () => number, time: Timeline) {
   let atService = 0;
+  // Every request there, refused or not, until its answer goes out; the most in this second.
+  let present = 0;
+  let peakPresent = 0;
+  let cpuFreeAt = 0;
   let tokens = service.ratePerSecond;
   let refilledAt = 0;
   const down = (t: number) => service.outage !== undefined && t >= service.outage.from && t < service.outage.to;
@@ -350,6 +434,18 @@ function serviceModel(service: SimService, random: () => number) {
   return {
     down,
     latency: (t: number) => Math.max(0, service.rttMs(t) + (random() * 2 - 1) * service.jitterMs),
+    /** When the answer to a request arriving at `t` goes out: its turn at the service's CPU, then the round trip. */
+    answerAt(t: number): number {
+      present++;
+      peakPresent = Math.max(peakPresent, present);
+      const served = service.serverMs ? (cpuFreeAt = Math.max(cpuFreeAt, t) + service.serverMs) : t;
+      return Math.max(served, time.now) + Math.max(0, service.rttMs(t) + (random() * 2 - 1) * service.jitterMs);
+    },
+    peakPresent(): number {
+      const most = peakPresent;
+      peakPresent = present;
+      return most;
+    },
     admit(t: number): number {
       if (down(t)) return 503;
       if (service.maxConcurrent > 0 && atService >= service.maxConcurrent) return 429;
@@ -370,6 +466,7 @@ function serviceModel(service: SimService, random: () => number) {
     },
     /** The answer to an admitted request went out: a served one leaves its place. */
     answered(status: number): void {
+      present--;
       if (status === 200) atService--;
     },
   };
@@ -399,9 +496,9 @@ export interface SimWriter {
 export function simulateExport(writer: SimWriter, service: SimService, seconds: number, seed = 1): SimResult {
   const time = new Timeline();
   const random = createRandom(seed);
-  const server = serviceModel(service, random);
+  const server = serviceModel(service, random, time);
   const limit = createAdaptiveLimit({ limit: writer.fixed ?? 'auto', start: writer.startLimit, max: writer.bound, now: () => time.now });
-  const result: SimResult = { perSecond: [], limits: [], requests: 0, throttled: 0, requestsPerSecond: [], throttledPerSecond: [], failedRows: 0, peakInFlight: [] };
+  const result: SimResult = { perSecond: [], limits: [], requests: 0, throttled: 0, requestsPerSecond: [], throttledPerSecond: [], failedRows: 0, peakInFlight: [], peakAtService: [] };
   const ready = new Set<number>();
   let requested = 0;
   let waitingFor: number | undefined;
@@ -465,8 +562,17 @@ export function simulateExport(writer: SimWriter, service: SimService, seconds: 
 }
 
 /** Runs the timeline second by second, recording into `result` what was done, sent and refused in each, and the limit at its end. */
-function runSeconds(time: Timeline, seconds: number, result: SimResult, done: () => number, limit: () => number, peakInFlight: () => number = () => 0): SimResult {
-  for (let second = 1; second <= seconds; second++) {
+function runSeconds(
+  time: Timeline,
+  seconds: number,
+  result: SimResult,
+  done: () => number,
+  limit: () => number,
+  peakInFlight: () => number = () => 0,
+  peakAtService: () => number = () => 0,
+  ended: () => boolean = () => false,
+): SimResult {
+  for (let second = 1; second <= seconds && !ended(); second++) {
     const before = { done: done(), requests: result.requests, throttled: result.throttled };
     time.runUntil(second * 1000);
     result.perSecond.push(done() - before.done);
@@ -474,6 +580,7 @@ function runSeconds(time: Timeline, seconds: number, result: SimResult, done: ()
     result.throttledPerSecond.push(result.throttled - before.throttled);
     result.limits.push(limit());
     result.peakInFlight.push(peakInFlight());
+    result.peakAtService.push(peakAtService());
   }
   return result;
 }

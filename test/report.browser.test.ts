@@ -125,10 +125,59 @@ describe.skipIf(!found)(found ? 'the review page in Chromium' : `the review page
     await page.click(`${table} thead th:nth-child(1) button`);
     await page.click(`${table} thead th:nth-child(1) button`);
     expect((await column(0)).map(Number)).toEqual([...rows].sort((a, b) => b - a));
-    await page.click(`${table} thead th:nth-child(3) button`);
-    const values = await column(2);
+    await page.click(`${table} thead th:nth-child(2) button`);
+    const values = await column(1);
     expect(values).toEqual([...values].sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : 1)));
     expect(values.slice(0, 4)).toEqual([HOSTILE.closingScript, 'not-an-email-0', 'not-an-email-1', 'not-an-email-10']);
+    await page.close();
+  });
+
+  it('shows who each problem row is: name and e-mail as text, the row\'s cells behind a click', async () => {
+    const { page, errors } = await load(reportUrl);
+    const row = `[...document.querySelectorAll('#problem-email_not_an_address tbody tr')].find((tr) => tr.cells[1].textContent === 'not-an-email-7')`;
+    const before = (await page.evaluate(`(() => { const who = ${row}.cells[3]; return {
+      name: who.querySelector('bdi.name').textContent, email: who.querySelector('bdi.email').textContent,
+      open: who.querySelector('details').open, cellsShown: who.querySelector('dl.cells').checkVisibility() }; })()`)) as Record<string, unknown>;
+    expect(before).toEqual({ name: 'Client 7', email: 'not-an-email-7', open: false, cellsShown: false });
+    await page.evaluate(`${row}.cells[3].querySelector('summary').click()`);
+    const after = (await page.evaluate(`(() => { const dl = ${row}.cells[3].querySelector('dl.cells'); return {
+      shown: dl.checkVisibility(), pairs: [...dl.querySelectorAll('dt')].map((dt) => dt.textContent + '=' + dt.nextElementSibling.textContent) }; })()`)) as { shown: boolean; pairs: string[] };
+    expect(after).toEqual({ shown: true, pairs: ['name=Client 7', 'email=not-an-email-7', 'country=DE', 'address=Street 7', 'Notes=(empty)'] });
+    // A hostile e-mail is the text of its cell, not an element.
+    const cy = await page.evaluate(`[...document.querySelectorAll('bdi.email')].filter((e) => e.textContent === '</script>').length`);
+    expect(cy).toBe(1);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('lists a value held by many rows once, with its count, its first lines and who they are', async () => {
+    const input = join(temp.dir, 'germny.csv');
+    const report = join(temp.dir, 'germny.html');
+    const rows = Array.from({ length: 300 }, (_, n) => `Kunde ${n},kunde${n}@example.com,Germny,Weg ${n}`);
+    await writeFile(input, `name,email,country,address\n${rows.join('\n')}\n`);
+    expect((await cli(['validate', input, '--report', report, '--quiet'])).code).toBe(1);
+    const url = pathToFileURL(report).href;
+    const { page, errors, requests } = await load(url);
+    expect(errors).toEqual([]);
+    expect(requests).toEqual([url]);
+    const shown = (await page.evaluate(`(() => {
+      const rows = [...document.querySelectorAll('#problem-country_unknown tbody tr')];
+      const who = rows[0].cells[3];
+      who.querySelector('summary').click();
+      return { rows: rows.length, lines: rows[0].cells[0].textContent, count: rows[0].cells[2].textContent, value: rows[0].cells[1].textContent,
+        first: who.querySelector('bdi.name').textContent, people: [...who.querySelectorAll('ul.people li')].map((li) => li.textContent),
+        suggestion: rows[0].cells[5].textContent };
+    })()`)) as Record<string, unknown>;
+    expect(shown).toEqual({
+      rows: 1,
+      lines: `${Array.from({ length: 20 }, (_, i) => i + 2).join(', ')}, …`,
+      count: '×300',
+      value: 'Germny',
+      first: 'Kunde 0',
+      people: ['Line 3: Kunde 1 · kunde1@example.com', 'Line 4: Kunde 2 · kunde2@example.com', 'Line 5: Kunde 3 · kunde3@example.com', 'Line 6: Kunde 4 · kunde4@example.com', 'and 295 more'],
+      suggestion: 'Germany (DE)',
+    });
+    await page.screenshot({ path: join(temp.dir, 'germny.png'), fullPage: true });
     await page.close();
   });
 

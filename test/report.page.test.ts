@@ -67,10 +67,14 @@ describe('validate --report', () => {
 
     const { valid, invalid, duplicate } = summary.counts;
     expect(pageCounts(html)).toEqual({ rows: summary.rows, valid, invalid, duplicate });
-    // The first 200 of a kind, then a count; the suggestion beside the marked value, not applied.
+    // The first 200 values of a kind, then a count; the suggestion beside the marked value, not applied.
     expect(groupRows(html, 'problem-email_not_an_address')).toBe(200);
-    expect(html).toContain(`— ${BULK_INVALID + 1} rows</h3>`);
-    expect(html).toContain('and 6 more');
+    expect(html).toContain(`<code>email_not_an_address</code> in column <bdi>email</bdi> — ${BULK_INVALID + 1} rows, 200+ values</h3>`);
+    expect(html).toContain('and 6 more rows with other values');
+    // Who each row is: its name and e-mail, escaped, and its other cells on demand.
+    expect(html).toMatch(/<mark><bdi>not-an-email-7<\/bdi><\/mark><\/td><td><span data-v="1">×1<\/span><\/td><td><bdi class="name">Client 7<\/bdi> · <bdi class="email">not-an-email-7<\/bdi><details><summary>the row&#39;s values<\/summary><dl class="cells"><dt><bdi>name<\/bdi><\/dt><dd><bdi>Client 7<\/bdi><\/dd>/);
+    expect(html).toMatch(/<mark><bdi>&lt;img src=x onerror=alert\(3\)&gt;<\/bdi><\/mark><\/td><td><span data-v="1">×1<\/span><\/td><td><bdi class="name">Ann<\/bdi> · <bdi class="email">ann@example.com<\/bdi>/);
+    expect(html).toContain('<bdi class="name">Cy</bdi> · <bdi class="email">&lt;/script&gt;</bdi>');
     expect(html).toContain('<mark><bdi>&lt;/script&gt;</bdi></mark>');
     expect(html).toMatch(/<mark><bdi>Germny<\/bdi><\/mark>.*<td><bdi>Germany \(DE\)<\/bdi><\/td>/);
     expect(html).toContain('<bdi>bob@gmail.com</bdi>');
@@ -82,6 +86,26 @@ describe('validate --report', () => {
     // Written whole and private: no temp file beside it.
     expect((await stat(report)).mode & 0o777).toBe(0o600);
     expect((await readdir(ctx.dir)).filter((name) => name.includes('review.html'))).toEqual(['review.html']);
+  });
+
+  it('lists a value once: "Germny" ×1,219 with its first lines, who they are and the suggestion; other values after it', async () => {
+    const input = join(ctx.dir, 'germny.csv');
+    const report = join(ctx.dir, 'germny.html');
+    const rows = Array.from({ length: 1219 }, (_, n) => `Kunde ${n},kunde${n}@example.com,Germny,Weg ${n}`);
+    rows.splice(3, 0, 'Ana,ana@example.com,Atlantis,Via 1');
+    await writeFile(input, `name,email,country,address\n${rows.join('\n')}\n`);
+    const run = await cli(['validate', input, '--report', report, '--quiet']);
+    expect(run.code).toBe(1);
+    const html = await readFile(report, 'utf8');
+    expect(html).toContain('<code>country_unknown</code> in column <bdi>country</bdi> — 1,220 rows, 2 values</h3>');
+    expect(groupRows(html, 'problem-country_unknown')).toBe(2);
+    const lines = [2, 3, 4, ...Array.from({ length: 17 }, (_, i) => i + 6)];
+    const first = `<span data-v="2">2</span>${lines.slice(1).map((line) => `, ${line}`).join('')}, …`;
+    expect(html).toContain(`<tr><td>${first}</td><td><mark><bdi>Germny</bdi></mark></td><td><span data-v="1219">×1,219</span></td><td><bdi class="name">Kunde 0</bdi> · <bdi class="email">kunde0@example.com</bdi><details><summary>1,218 more, and line 2&#39;s values</summary><ul class="people"><li>Line 3: <bdi class="name">Kunde 1</bdi>`);
+    expect(html).toContain('<li class="muted">and 1,214 more</li>');
+    expect(html).toMatch(/×1,219.*did you mean Germany \(DE\)\?\)<\/bdi><\/td><td><bdi>Germany \(DE\)<\/bdi><\/td><\/tr>\n<tr><td><span data-v="5">5<\/span><\/td><td><mark><bdi>Atlantis<\/bdi>/);
+    // 1,219 rows, one line of the page: not 200 identical lines.
+    expect(html.match(/<bdi>Germny<\/bdi><\/mark>/g)).toHaveLength(1);
   });
 
   it.each([
@@ -176,20 +200,28 @@ describe('what the page keeps is bounded', () => {
       notes.invalid(row, [`n${row}`, 'x', `C${row}`, 'a'.repeat(5000)], [`country: unknown country "C${row}" (use …)`, 'email: not an e-mail address ("x")']);
       notes.duplicate(row, ['n', 'e', 'c', 'a'], row % 1000);
     }
-    for (const group of notes.problems.map.values()) {
-      expect(group.items).toHaveLength(200);
-      expect(group.total).toBe(100_000);
-    }
+    // 100,000 different countries: 200 values kept, the rest counted; one e-mail 100,000 times: one value, its first rows.
+    const country = notes.problems.map.get('country_unknown')!;
+    expect({ total: country.total, values: country.values.size, unlisted: country.unlisted }).toEqual({ total: 100_000, values: 200, unlisted: 99_800 });
+    const email = notes.problems.map.get('email_not_an_address')!;
+    expect({ total: email.total, values: email.values.size, unlisted: email.unlisted }).toEqual({ total: 100_000, values: 1, unlisted: 0 });
+    const [x] = email.values.values();
+    expect(x).toMatchObject({ value: 'x', total: 100_000, lines: Array.from({ length: 20 }, (_, i) => i + 1) });
+    expect(x!.people).toEqual([1, 2, 3, 4, 5].map((line) => ({ line, name: `n${line}`, email: 'x' })));
+    // The first row's cells, each cut: a 5,000-character address keeps 80.
+    expect(x!.cells).toEqual([['name', 'n1'], ['email', 'x'], ['country', 'C1'], ['address', `${'a'.repeat(80)}…`]]);
     expect(notes.duplicates.map.size).toBe(200);
     expect([...notes.duplicates.map.values()].every((group) => group.items.length <= 20)).toBe(true);
     expect(notes.samples[0]).toEqual(['n1', 'n2', 'n3']);
     // Every field wrong in every way in every row: a hundred kinds, and still a bounded page.
     const kinds = ['required, but empty', 'longer than 1000 characters', 'holds a control character (U+0001)', 'holds a spreadsheet error (#N/A)', 'byte 0xE9 is not valid UTF-8', 'unknown country "x"', 'not an ISO 4217 currency code ("x")', 'not a real date in YYYY-MM-DD ("x")', 'not an e-mail address ("x")', 'mistyped domain "x"', 'only "chain" is documented', 'only printable ASCII without spaces', 'something else'];
-    const issues = FIELDS.flatMap((field) => kinds.map((kind) => `${field}: ${kind}`));
     const wide = new ReportNotes(notes.plan);
-    for (let row = 1; row <= 1000; row++) wide.invalid(row, ['n', 'e', 'c', 'a'], issues);
+    for (let row = 1; row <= 1000; row++) {
+      const issues = FIELDS.flatMap((field) => kinds.map((kind) => `${field}: ${kind} ${row}`));
+      wide.invalid(row, [`n${row}`, `e${row}`, `c${row}`, `a${row}`], issues);
+    }
     expect(wide.problems.map.size).toBe(FIELDS.length * 12);
-    const listed = [...wide.problems.map.values()].reduce((sum, group) => sum + group.items.length, 0);
+    const listed = [...wide.problems.map.values()].reduce((sum, kind) => sum + kind.values.size, 0);
     expect(listed).toBe(4000);
     const timeline = new Timeline();
     for (let second = 1; second <= 86_400; second++) timeline.add(second, second * 10, 4);

@@ -95,6 +95,23 @@ describe('ccs-bulk sandbox --host', () => {
   });
 });
 
+describe('ccs-bulk sandbox --clock --seed-until', () => {
+  it('the command starts its clock there and seeds up to it: clients in the weeks before the given now', async () => {
+    const { output, stop } = await startCommand(['--token', STRONG, '--seed', '40', '--clock', '2026-03-30T04:30:00Z', '--seed-until', 'now']);
+    const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output.stdout)?.[1];
+    expect(output.stdout).toMatch(/clock: +2026-03-30T04:30:\d\d\.\d{3}Z \(--clock;/);
+    const clock = await request(`http://127.0.0.1:${port}/_sandbox/clock`, { headers: { authorization: `Bearer ${STRONG}` } });
+    const now = ((await clock.body.json()) as { data: { now: string } }).data.now;
+    expect(Date.parse(now) - Date.parse('2026-03-30T04:30:00Z')).toBeLessThan(120_000);
+    const listed = await request(`http://127.0.0.1:${port}/v1/clients?size=1&direction=desc`, { headers: { authorization: `Bearer ${STRONG}` } });
+    const newest = ((await listed.body.json()) as { data: { clients: { created_at: string }[] } }).data.clients[0]!.created_at;
+    // Seeded up to the sandbox's now, not to the default end (2026-01-01) nor the machine's date.
+    expect(Date.parse(newest)).toBeGreaterThan(Date.parse('2026-01-01T00:00:00Z'));
+    expect(Date.parse(newest)).toBeLessThanOrEqual(Date.parse(now));
+    expect(await stop()).toBe(0);
+  });
+});
+
 describe('startSandbox (the library) on an address other machines reach', () => {
   it('refuses a weak token before starting, and says where it listens', async () => {
     await expect(startSandbox({ host: '0.0.0.0', token: 'test', verifySignatures: false })).rejects.toThrow(UsageError);

@@ -3,7 +3,9 @@
  * thread pool) and POSTed with a bare undici Pool, `concurrency` lanes. Nothing else: no
  * parsing, validation, results file or retries. Prints one JSON line with rows/s and CPU.
  * argv[2] is JSON: { url, token, bodiesFile, privateKeyFile, concurrency, rows, timeoutMs,
- * unsigned } — with `unsigned`, no signing at all (for a sandbox that does not verify).
+ * unsigned, paced } — with `unsigned`, no signing at all (for a sandbox that does not verify);
+ * with `paced` ({ threads, ms }), no signing either, but the time a machine of that many
+ * signing threads takes (lib/paced-signer.js): the floor of the many-core bench mode.
  * The second half of the run is also reported apart, as in import-unsigned.js.
  */
 import { createPrivateKey } from 'node:crypto';
@@ -11,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
 import { createSigner } from '../../dist/index.js';
 import { halfway } from './halfway.js';
+import { createPacedSigner } from '../lib/paced-signer.js';
 
 const options = JSON.parse(process.argv[2] ?? '{}');
 const bodies = readFileSync(options.bodiesFile, 'utf8')
@@ -18,9 +21,11 @@ const bodies = readFileSync(options.bodiesFile, 'utf8')
   .filter((line) => line !== '')
   .slice(0, options.rows)
   .map((line) => Buffer.from(line));
-const signer = options.unsigned
-  ? { sign: async () => 'unsigned' }
-  : createSigner(createPrivateKey(readFileSync(options.privateKeyFile)));
+const signer = options.paced
+  ? createPacedSigner(options.paced)
+  : options.unsigned
+    ? { sign: async () => 'unsigned' }
+    : createSigner(createPrivateKey(readFileSync(options.privateKeyFile)));
 const origin = new URL(options.url).origin;
 const pool = new Pool(origin, { connections: options.concurrency, keepAliveTimeout: 30_000 });
 const headers = {

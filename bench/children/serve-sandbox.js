@@ -39,6 +39,7 @@ process.on('message', (message) => {
       stats: sandbox.stats,
       cpuS: (cpu.user + cpu.system) / 1e6,
       maxRssMb: process.resourceUsage().maxRSS / 1024,
+      peakInFlight: sandbox.peakInFlight,
     });
   }
 });

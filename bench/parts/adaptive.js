@@ -9,17 +9,24 @@
  * and 1% 429 at random, 120 ± 80 ms) beside fixed 64; and a repeat run from pace memory. Each
  * import or export is the real CLI in its own process; the sandbox in another. Every import
  * keeps its pace memory in a cache folder of its own (a first run), but the repeat's second.
- * BENCH_ADAPTIVE=limit,floor,distance,step,shards,export,noise,memory runs some of these pieces only.
+ * Two pieces run only when named: `cores`, whole runs at 0–500 ms on this machine with the
+ * floor's in flight sized from its cores and signing rate; `many`, the same on an emulated
+ * machine of BENCH_MANY_CORES (default 16) signing threads: a paced signer given through the
+ * library, against a sandbox that does not verify (lib/whole-runs.js).
+ * BENCH_ADAPTIVE=limit,floor,distance,step,shards,export,noise,memory,cores,many runs some of these pieces only.
  */
 import { dataset } from '../lib/make-inputs.js';
 import { floorRun } from '../lib/measure-imports.js';
 import { BIN, lastJson, outcome, runNode, sandbox, sandboxCpu, tempPath, timeoutFor } from '../lib/run-child.js';
 import { count, perSecond, row } from '../lib/report.js';
 import { rmSync } from 'node:fs';
+import { emulatedMachine, thisMachine, wholeRunTable } from '../lib/whole-runs.js';
 
 export const name = 'adaptive';
 const LIMIT = 150;
 const PIECES = ['limit', 'floor', 'distance', 'step', 'shards', 'export', 'noise', 'memory'];
+/** Named only: minutes each at full size (40,000 rows a run, eight runs). */
+const NAMED_ONLY = ['cores', 'many'];
 let caches = 0;
 
 /** One or more `ccs-bulk import` processes at once against one sandbox: rows/s (summed), 429 share, limits. */
@@ -90,11 +97,12 @@ const limited = { latencyMs: 50, rateLimit: LIMIT };
 
 export async function run(ctx) {
   const chosen = process.env.BENCH_ADAPTIVE?.split(',').map((piece) => piece.trim()) ?? PIECES;
-  const unknown = chosen.filter((piece) => !PIECES.includes(piece));
-  if (unknown.length > 0) throw new Error(`BENCH_ADAPTIVE: unknown piece ${unknown.join(', ')} (pieces: ${PIECES.join(', ')})`);
-  const pieces = { limit: rateLimited, floor: signedFloor, distance, step: latencyStep, shards: twoShards, export: exportPrefetch, noise: flaky, memory: remembered };
+  const all = [...PIECES, ...NAMED_ONLY];
+  const unknown = chosen.filter((piece) => !all.includes(piece));
+  if (unknown.length > 0) throw new Error(`BENCH_ADAPTIVE: unknown piece ${unknown.join(', ')} (pieces: ${all.join(', ')})`);
+  const pieces = { limit: rateLimited, floor: signedFloor, distance, step: latencyStep, shards: twoShards, export: exportPrefetch, noise: flaky, memory: remembered, cores: wholeRunsHere, many: wholeRunsEmulated };
   const out = [];
-  for (const piece of PIECES) if (chosen.includes(piece)) out.push(...(await pieces[piece](ctx)));
+  for (const piece of all) if (chosen.includes(piece)) out.push(...(await pieces[piece](ctx)));
   return out;
 }
 
@@ -388,3 +396,18 @@ async function remembered(ctx) {
   ];
 }
 
+
+/** Rows of each whole run: the many-core table's 40,000 (--quick 4,000, --smoke 200). */
+const wholeRows = (ctx) => (ctx.smoke ? 200 : ctx.quick ? 4000 : 40_000);
+
+/** `cores`: this machine's whole runs at 0–500 ms, the floor's in flight from its cores and signing rate. */
+function wholeRunsHere(ctx) {
+  return wholeRunTable(ctx, thisMachine(ctx), { rows: wholeRows(ctx), part });
+}
+
+/** `many`: the same on an emulated many-core machine (BENCH_MANY_CORES, default 16). */
+function wholeRunsEmulated(ctx) {
+  const cores = process.env.BENCH_MANY_CORES === undefined ? undefined : Number(process.env.BENCH_MANY_CORES);
+  if (cores !== undefined && !(Number.isInteger(cores) && cores >= 1)) throw new Error('BENCH_MANY_CORES must be a whole number ≥ 1');
+  return wholeRunTable(ctx, emulatedMachine(cores), { rows: wholeRows(ctx), part });
+}

@@ -30,7 +30,8 @@ export interface CheckSetupOptions {
 
 /**
  * Checks a setup before an import, from the network to the signature, as `ccs-bulk check`
- * does: base URL, proxy, DNS, TCP, TLS, token, page base, clock, signing key, signature. It
+ * does: base URL, proxy, DNS, TCP, TLS, token, create path, page base, clock, signing key,
+ * signature. It
  * creates nothing and prints nothing; every finding is a line of the report, `ok` when none
  * failed. It rejects only when the options contradict themselves (UsageError `bad_option`).
  */

@@ -1,6 +1,6 @@
 /**
- * The preflight: network (base URL, proxy, DNS, TCP, TLS), then the service (token, page
- * base, clock, signature) once it can be reached, and the signing key either way. Returns the
+ * The preflight: network (base URL, proxy, DNS, TCP, TLS), then the service (token, create
+ * path, page base, clock, signature) once it can be reached, and the signing key either way. Returns the
  * report; the command prints it, the library returns it (checkSetup).
  */
 import { CcsError } from '../errors.js';
@@ -40,7 +40,7 @@ export async function runChecks(options: CheckOptions): Promise<CheckReport> {
     const why = 'not checked (the base URL cannot be used)';
     const checks: CheckLine[] = [
       failed('base URL', error.message, "give the service's root over https:// (http:// only to a loopback host such as the sandbox)"),
-      ...(['proxy', 'DNS', 'TCP', 'TLS', 'token', 'page base', 'clock'] as const).map((name) => skipped(name, why)),
+      ...(['proxy', 'DNS', 'TCP', 'TLS', 'token', 'create path', 'page base', 'clock'] as const).map((name) => skipped(name, why)),
       key.line,
       skipped('signature', why),
     ];
@@ -67,7 +67,7 @@ export async function runChecks(options: CheckOptions): Promise<CheckReport> {
     return report(options.baseUrl, checks, service.acceptedSchemes);
   }
   const why = 'not checked (the service cannot be reached)';
-  checks.push(skipped('token', why), skipped('page base', why), skipped('clock', why), key.line, skipped('signature', why));
+  checks.push(skipped('token', why), skipped('create path', why), skipped('page base', why), skipped('clock', why), key.line, skipped('signature', why));
   return report(options.baseUrl, checks, undefined);
 }
 

@@ -12,8 +12,10 @@ import { type KeyObject, randomBytes } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import { diagnoseNetworkError } from '../service/diagnose.js';
 import { createTransport, type NetworkSettings } from '../service/dispatcher.js';
-import { errorBodySchema } from '../service/schemas.js';
+import { calledUrl, LIST_PATH, MISSING_ROUTE_STATUSES } from '../service/missing-route.js';
 import { createSigner, type SignatureScheme } from '../service/signing.js';
+import { type Answer, type Call, describeError } from './answer.js';
+import { createPathLine } from './create-path.js';
 import { type CheckLine, type CheckName, failed, ok, skipped, warning } from './types.js';
 import type { CheckWords } from './words.js';
 
@@ -28,16 +30,6 @@ export interface ServiceCheckInput {
   detectSignature: boolean;
   /** The settings the fixes name: flags or options. */
   words: CheckWords;
-}
-
-interface Answer {
-  status: number;
-  date: string | undefined;
-  json: unknown;
-  /** When the answer arrived (ms since epoch), for the clock line. */
-  at: number;
-  /** How long the request took, ms. */
-  took: number;
 }
 
 export const SCHEMES: readonly SignatureScheme[] = [
@@ -55,7 +47,7 @@ export async function checkService(input: ServiceCheckInput): Promise<{ lines: C
   const { base, token } = input;
   const prefix = base.pathname.replace(/\/+$/, '');
   const { dispatcher } = createTransport(base, { connections: 1, connectTimeoutMs: input.timeoutMs, network: input.network });
-  const call = (method: 'GET' | 'POST', path: string, body?: { bytes: Buffer; signature: string }) =>
+  const call: Call = (method, path, body) =>
     request(dispatcher, base.origin, prefix + path, token, input.timeoutMs, method, body);
   const lines: CheckLine[] = [];
   const rest = (names: CheckName[], why: string) => {
@@ -68,10 +60,12 @@ export async function checkService(input: ServiceCheckInput): Promise<{ lines: C
     } catch (error) {
       const diagnosis = diagnoseNetworkError(error, { origin: base.origin, proxy: input.proxy, answered: false });
       lines.push(failed('token', `no answer to GET /v1/clients?size=1: ${diagnosis.cause}`, diagnosis.fix || 'check the base URL and that the service is up'));
-      rest(['page base', 'clock', 'signature'], 'not checked (the service did not answer)');
+      rest(['create path', 'page base', 'clock', 'signature'], 'not checked (the service did not answer)');
       return { lines };
     }
-    lines.push(tokenLine(answer, token, input.words));
+    lines.push(tokenLine(answer, token, input.words, base.origin + prefix));
+    // Whatever the token got: a wrong path shows here too, and a refusal needs no token.
+    lines.push(await createPathLine(call, base.origin + prefix, input.words));
     if (answer.status !== 200) {
       rest(['page base'], 'not checked (the token was not accepted)');
       lines.push(clockLine(answer, input.words));
@@ -97,12 +91,12 @@ async function request(
   token: string,
   timeoutMs: number,
   method: 'GET' | 'POST',
-  body?: { bytes: Buffer; signature: string },
+  body?: { bytes: Buffer; signature?: string | undefined },
 ): Promise<Answer> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json', 'user-agent': 'ccs-bulk check' };
   if (body) {
     headers['content-type'] = 'application/json';
-    headers['x-signature'] = body.signature;
+    if (body.signature !== undefined) headers['x-signature'] = body.signature;
   }
   const started = Date.now();
   const response = await dispatcher.request({ origin, path, method, headers, body: body?.bytes ?? null, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
@@ -114,18 +108,12 @@ async function request(
   } catch {
     json = undefined;
   }
-  const date = response.headers.date;
-  return { status: response.statusCode, date: Array.isArray(date) ? date[0] : date, json, at, took: at - started };
+  const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+  const location = first(response.headers.location);
+  return { status: response.statusCode, date: first(response.headers.date), json, at, took: at - started, ...(location !== undefined && { location }) };
 }
 
-function describeError(answer: Answer): string {
-  const parsed = errorBodySchema.safeParse(answer.json);
-  if (!parsed.success) return `${answer.status}`;
-  const { code, message } = parsed.data.error;
-  return `${answer.status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''}`;
-}
-
-function tokenLine(answer: Answer, token: string, words: CheckWords): CheckLine {
+function tokenLine(answer: Answer, token: string, words: CheckWords, baseUrl: string): CheckLine {
   const kind = /^lk_live_/.test(token) ? 'live' : /^lk_sandbox_/.test(token) ? 'sandbox' : 'unrecognised';
   if (answer.status === 200) return ok('token', `accepted (${kind} key; GET /v1/clients?size=1 → 200 in ${answer.took} ms)`);
   const what = describeError(answer);
@@ -135,8 +123,9 @@ function tokenLine(answer: Answer, token: string, words: CheckWords): CheckLine 
   if (answer.status === 403) {
     return failed('token', `forbidden: ${what}`, "check that this machine's IP address is on the key's allow-list and that the key may list and create clients");
   }
-  if (answer.status === 404) {
-    return failed('token', `GET /v1/clients not found (${what})`, 'check the base URL: it is the service root, without /v1 (ccs-bulk adds the paths)');
+  if (MISSING_ROUTE_STATUSES.has(answer.status)) {
+    const url = calledUrl('GET', baseUrl, `${LIST_PATH}?size=1`);
+    return failed('token', `not checked: ${url} answered ${what}: the service's List Clients is not at this base URL`, words.baseUrlFix);
   }
   return failed('token', `unexpected answer: ${what}`, 'check the base URL points at the Client Credit Service and that it is up');
 }
@@ -153,8 +142,6 @@ function clockLine(answer: Answer, words: CheckWords): CheckLine {
   }
   return ok('clock', detail);
 }
-
-type Call = (method: 'GET' | 'POST', path: string, body?: { bytes: Buffer; signature: string }) => Promise<Answer>;
 
 async function pageBaseLine(call: Call): Promise<CheckLine> {
   const ids = (answer: Answer): string[] => {

@@ -5,7 +5,7 @@ export type CheckStatus = 'ok' | 'warning' | 'failed' | 'skipped';
 
 /**
  * The checks, in the order they run: the network (`base URL` … `TLS`), then the service
- * (`token`, `page base`, `clock`), the key (`signing key`), and what the service makes of its
+ * (`token`, `create path`, `page base`, `clock`), the key (`signing key`), and what the service makes of its
  * signatures (`detect` with detectSignature, `signature`).
  */
 export type CheckName =
@@ -15,6 +15,7 @@ export type CheckName =
   | 'TCP'
   | 'TLS'
   | 'token'
+  | 'create path'
   | 'page base'
   | 'clock'
   | 'signing key'

@@ -17,6 +17,8 @@ export interface CheckWords {
   useScheme(scheme: SignatureScheme): string;
   /** How to find the scheme the service accepts. */
   detect: string;
+  /** What to change when nothing serves the service's paths at the base URL (404/405). */
+  baseUrlFix: string;
 }
 
 export const CLI_WORDS: CheckWords = {
@@ -26,6 +28,8 @@ export const CLI_WORDS: CheckWords = {
   dateFilters: '--created-from/--created-to',
   useScheme: (scheme) => `use --signature-hash ${scheme.hash} --signature-padding ${scheme.padding}`,
   detect: 'run ccs-bulk check --detect-signature',
+  baseUrlFix:
+    "set --base-url (CCS_BASE_URL) to the service's root, the part before /v1, with the path prefix of the gateway in front of it if there is one (https://gw.example.com/ccs)",
 };
 
 export const LIBRARY_WORDS: CheckWords = {
@@ -36,4 +40,5 @@ export const LIBRARY_WORDS: CheckWords = {
   dateFilters: 'createdFrom/createdTo',
   useScheme: (scheme) => `pass signature: { hash: '${scheme.hash}', padding: '${scheme.padding}' }`,
   detect: 'run checkSetup with detectSignature: true',
+  baseUrlFix: "set baseUrl to the service's root, the part before /v1, with the path prefix of the gateway in front of it if there is one (https://gw.example.com/ccs)",
 };

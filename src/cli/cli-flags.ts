@@ -185,10 +185,27 @@ export function importFlags<T>(y: Argv<T>) {
       group: OUTPUT,
       describe: 'write invalid and failed rows here, ready to fix',
     })
+    .option('accept-failed-rows', {
+      type: 'boolean',
+      group: OUTPUT,
+      describe: 'exit 0 when the only rows not imported are invalid or refused by the service (4xx no retry changes): a Job completes, the rows are in --failed',
+    })
     .option('report', {
       type: 'string',
       group: OUTPUT,
       describe: 'write a review page here: one self-contained HTML file (mapping, counts, problems by kind, suggestions)',
+    })
+    .option('mapping', {
+      type: 'string',
+      requiresArg: true,
+      group: INPUT,
+      describe: 'read the column mapping from this file (one --save-mapping wrote); --map entries go over it',
+    })
+    .option('save-mapping', {
+      type: 'string',
+      requiresArg: true,
+      group: OUTPUT,
+      describe: 'write the column mapping this run resolved (templates included) to this file, for --mapping',
     })
     .option('log-file', {
       type: 'string',
@@ -252,15 +269,36 @@ export function checkServiceFlag<T>(y: Argv<T>) {
   });
 }
 
+/** The export's calendar: a period in words, the time zone of the window, names and dates. */
+function periodFlags<T>(y: Argv<T>) {
+  return y
+    .option('period', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'a calendar window instead of --created-from/--created-to: previous-day, previous-week (ISO, Monday–Sunday), previous-month, last-7-days, month-to-date, or 2026-02, 2026-W07, 2026-02-14',
+    })
+    .option('timezone', {
+      type: 'string',
+      requiresArg: true,
+      defaultDescription: 'UTC',
+      describe: 'IANA time zone (Europe/Berlin) of the window, --period and {date} in --out; daylight saving included',
+    })
+    .option('dates-in-timezone', {
+      type: 'boolean',
+      group: OUTPUT,
+      describe: 'write created_at in --timezone, with its offset, instead of UTC',
+    });
+}
+
 /** @internal yargs types stay out of the published declarations. */
 export function exportFlags<T>(y: Argv<T>) {
-  return connectionFlags(y)
+  return periodFlags(connectionFlags(y))
     .option('out', {
       type: 'string',
       defaultDescription: EXPORT_DEFAULTS.out,
       requiresArg: true,
       group: OUTPUT,
-      describe: "output file, '-' for stdout; {date} {datetime} {report} are filled in (UTC)",
+      describe: "output file, '-' for stdout; {date} {datetime} {report} {period} are filled in (dates in --timezone)",
     })
     .option('format', {
       choices: EXPORT_FORMATS,
@@ -268,7 +306,14 @@ export function exportFlags<T>(y: Argv<T>) {
       describe:
         "default: from the --out name (.xlsx, .jsonl), else csv; csv-semicolon: ';' and a UTF-8 BOM, for Excel set to German, French, Spanish, Italian, Portuguese or Dutch",
     })
-    .option('columns', { type: 'string', group: OUTPUT, describe: 'comma list of columns, in order' })
+    .option('columns', { type: 'string', group: OUTPUT, describe: "comma list of columns, in order; a header after a colon: 'id:Client ID,credit_status:Credit status'" })
+    .option('delimiter', { type: 'string', requiresArg: true, group: OUTPUT, describe: "CSV cell separator: , ; tab | (';' is --format csv-semicolon, BOM included)" })
+    .option('csv-dates', { choices: ['iso', 'spreadsheet'] as const, group: OUTPUT, describe: "CSV created_at: iso (default) or spreadsheet ('2025-01-31 18:00:00', UTC: a date in Excel, LibreOffice, Google Sheets)" })
+    .option('sheet-name', { type: 'string', requiresArg: true, group: OUTPUT, describe: "xlsx: the data sheet's name (default clients)" })
+    .option('summary-sheet', { choices: ['first', 'last', 'none'] as const, group: OUTPUT, describe: 'xlsx: a Summary sheet (window, filters, counts) after the data (last, default) or first; the workbook opens on it' })
+    .option('summary-file', { type: 'boolean', group: OUTPUT, describe: 'also write the summary as NAME.summary.csv beside --out' })
+    .option('split', { type: 'string', requiresArg: true, group: OUTPUT, describe: 'rows:N, month or status: several sheets (xlsx) or files NAME-PART.csv (CSV, JSONL)' })
+    .option('sort', { type: 'string', requiresArg: true, group: OUTPUT, describe: 'order the rows by a column, COLUMN or COLUMN:desc (sorted here, on disk: flat memory)' })
     .option('bom', { type: 'boolean', group: OUTPUT, describe: 'start the CSV with a UTF-8 BOM (Excel)' })
     .option('escape-formulas', {
       type: 'boolean',
@@ -278,6 +323,7 @@ export function exportFlags<T>(y: Argv<T>) {
     })
     .option('status', { type: 'string', describe: 'comma list of client statuses' })
     .option('credit-status', { type: 'string', describe: 'comma list: active,inactive' })
+    .option('country', { type: 'string', requiresArg: true, describe: 'comma list of ISO codes or names (DE,FR): filtered here, the whole window is paged' })
     .option('created-from', { type: 'string', describe: 'ISO date or date-time, inclusive' })
     .option('created-to', {
       type: 'string',
@@ -354,6 +400,17 @@ function sandboxFaultFlags<T>(y: Argv<T>) {
       group: FAULTS,
       describe: 'AT:FOR seconds from the first request (add :drop to cut connections instead of 503)',
     })
+    .option('outage-from-start', {
+      type: 'boolean',
+      group: FAULTS,
+      describe: "--outage's AT counts from the sandbox's start, not from the first request",
+    })
+    .option('outage-after-creates', {
+      type: 'number',
+      requiresArg: true,
+      group: FAULTS,
+      describe: "--outage's AT counts from the Nth client created (e.g. --outage 0:30 --outage-after-creates 100)",
+    })
     .option('latency-schedule', {
       type: 'string',
       group: FAULTS,
@@ -383,6 +440,18 @@ export function sandboxFlags<T>(y: Argv<T>) {
     })
     .option('public-key', { type: 'string', group: SERVER, describe: 'SPKI PEM file to verify signatures with' })
     .option('seed', { type: 'number', group: SERVER, describe: 'create N varied clients at start' })
+    .option('seed-until', {
+      type: 'string',
+      requiresArg: true,
+      group: SERVER,
+      describe: "the seeded clients' two years end here: now (the sandbox clock's) or an ISO instant (default: 2026-01-01)",
+    })
+    .option('clock', {
+      type: 'string',
+      requiresArg: true,
+      group: SERVER,
+      describe: 'start the sandbox clock at this ISO instant (it runs on): created clients get its time; POST /_sandbox/clock moves it',
+    })
     .option('seed-random', {
       type: 'number',
       group: SERVER,

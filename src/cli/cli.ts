@@ -125,6 +125,8 @@ function sandboxOptions(args: SandboxArgv) {
     token: args.token,
     publicKeyFile: args.publicKey,
     seed: args.seed,
+    seedUntil: args.seedUntil,
+    clock: args.clock,
     seedRandom: args.seedRandom,
     pageBase: args.pageBase,
     maxPageSize: args.maxPageSize,
@@ -143,6 +145,8 @@ function sandboxOptions(args: SandboxArgv) {
     tlsClientCert: args.tlsClientCert,
     tlsClientCa: args.tlsClientCa,
     outage: args.outage,
+    outageFromStart: args.outageFromStart,
+    outageAfterCreates: args.outageAfterCreates,
     latencySchedule: args.latencySchedule,
     verifySignatures: args.verifySignatures,
     signature: { hash: args.signatureHash, padding: args.signaturePadding },
@@ -193,13 +197,16 @@ function resultsCommand<T>(y: Argv<T>, run: Run) {
         (m) =>
           tracked(run, 'results merge', m
             .positional('files', { type: 'string', array: true, demandOption: true })
-            .option('out', { type: 'string', demandOption: true, requiresArg: true, describe: 'the merged results file (must not exist)' })
+            .option('out', { type: 'string', demandOption: true, requiresArg: true, describe: 'the merged file (refused if it exists, unless --overwrite)' })
+            .option('overwrite', { type: 'boolean', default: false, describe: 'replace an existing --out file (kept beside it as a dated .bak copy)' })
+            .option('failed', { type: 'boolean', default: false, describe: "the files are the shards' --failed files: one file of every row to fix" })
             .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON on stdout' })
             .example('$0 results merge clients.results.shard-*-of-3.csv --out clients.results.csv', 'one file from three shards')
+            .example('$0 results merge --failed fix-me.shard-*-of-3.csv --out fix-me.csv', 'the shards\' failed rows in one file')
             .example('$0 results merge clients.csv.results.csv fix-me.csv.results.csv --out migration.csv', 'one report of a migration\'s sources')),
         async (args) => {
           const { runResultsMerge } = await import('../commands/results.js');
-          run.exitCode = await runResultsMerge({ files: args.files, out: args.out, json: args.json }, run.io);
+          run.exitCode = await runResultsMerge({ files: args.files, out: args.out, json: args.json, overwrite: args.overwrite, failed: args.failed }, run.io);
         },
       )
       .demandCommand(1, 'name a results command: merge'),

@@ -48,21 +48,22 @@ export function createProgress(options: ProgressOptions): Progress {
         format:
           options.knownTotal === false
             ? `{done} ${options.unit} | {rate}/s | {counters}`
-            : `{bar} {percentage}% | {done} ${options.unit} | {rate}/s | ETA {eta_formatted} | {counters}`,
+            : `{bar} {where} | {done} ${options.unit} | {rate}/s | ETA {eta_text} | {counters}`,
         hideCursor: true,
-        etaBuffer: 50,
         fps: 5,
         noTTYOutput: false,
       },
       cliProgress.Presets.shades_classic,
     );
-    bar.start(1000, 0, { done: 0, rate: 0, counters: '' });
+    bar.start(1000, 0, { done: 0, rate: 0, counters: '', where: '0%', eta_text: '-' });
     let latest: ProgressSnapshot | undefined;
     const draw = (snapshot: ProgressSnapshot) =>
-      bar.update(Math.round((snapshot.fraction ?? 0) * 1000), {
+      bar.update(Math.floor((snapshot.fraction ?? 0) * 1000), {
         done: snapshot.done,
         rate: rate(snapshot.done),
         counters: counters(snapshot),
+        where: whereWords(snapshot),
+        eta_text: snapshot.etaMs === undefined ? '-' : formatDuration(snapshot.etaMs),
       });
     return {
       update(snapshot) {
@@ -84,19 +85,34 @@ export function createProgress(options: ProgressOptions): Progress {
       const now = Date.now();
       if (now - last < interval) return;
       last = now;
-      const elapsed = (now - started) / 1000;
-      const fraction = snapshot.fraction;
-      const eta =
-        fraction !== undefined && fraction > 0.001
-          ? `, ETA ${formatDuration((elapsed / fraction - elapsed) * 1000)}`
-          : '';
-      const percent = fraction === undefined ? '' : ` (${Math.floor(fraction * 100)}%${eta})`;
-      options.stream.write(
-        `ccs-bulk: ${snapshot.done} ${options.unit}, ${rate(snapshot.done)}/s${percent} ${counters(snapshot)}\n`,
-      );
+      options.stream.write(`ccs-bulk: ${snapshot.done} ${options.unit}, ${rate(snapshot.done)}/s${lineWords(snapshot)} ${counters(snapshot)}\n`);
     },
     stop() {},
   };
+}
+
+/** `reading 40%`, `sending 53%`, `stopping`; a plain `53%` for a snapshot without a phase. */
+function whereWords(snapshot: ProgressSnapshot): string {
+  const percent = (fraction: number | undefined) => (fraction === undefined ? '' : `${Math.floor(fraction * 100)}%`);
+  switch (snapshot.phase) {
+    case 'reading':
+      return `reading ${percent(snapshot.readFraction ?? snapshot.fraction) || '…'}`;
+    case 'sending':
+      return `sending ${percent(snapshot.fraction)}`.trimEnd();
+    case 'stopping':
+      return 'stopping';
+    default:
+      return percent(snapshot.fraction);
+  }
+}
+
+/** ` (sending 53% of 1500, ETA 2s)` after a plain line's rate: the phase, the share of rows finished, the time left. */
+function lineWords(snapshot: ProgressSnapshot): string {
+  const parts = [whereWords(snapshot)];
+  if (snapshot.phase === 'sending' && snapshot.total !== undefined) parts[0] += ` of ${snapshot.total}`;
+  if (snapshot.etaMs !== undefined) parts.push(`ETA ${formatDuration(snapshot.etaMs)}`);
+  const words = parts.filter((part) => part !== '').join(', ');
+  return words === '' ? '' : ` (${words})`;
 }
 
 /** Where and how a command draws: stderr, a bar on a terminal, lines elsewhere, nothing with --quiet. */

@@ -3,9 +3,24 @@
  * the incremental state, the counts by status. Tuning figures (prefetch) are for --json only.
  */
 import type { ExportSummary } from '../export/run-export.js';
+import type { ResolvedExportOptions } from '../config/options.js';
 import { counted, formatDuration } from '../cli/progress.js';
+import { shellQuote } from '../cli/resume-command.js';
+
+/**
+ * The command that runs a config file's report again, by its name (said after a failure): the
+ * same report, its state and its file name filled in anew, from any folder.
+ */
+export function exportAgain(options: ResolvedExportOptions): string | undefined {
+  const { report } = options.export;
+  if (report === undefined) return undefined;
+  const args = ['ccs-bulk', 'export', ...(options.configFile === undefined ? [] : ['--config', options.configFile]), '--report', report];
+  return args.map(shellQuote).join(' ');
+}
+import { earlierLines, upToDateLines, windowLines } from '../export/window-lines.js';
 
 export function formatExportSummary(summary: ExportSummary): string {
+  if (summary.incremental?.upToDate) return upToDateLines(summary);
   const { filters } = summary;
   const lines = [
     `Exported ${counted(summary.rows, 'client')} in ${formatDuration(summary.elapsedMs)} (${summary.rowsPerSecond} rows/s) ` +
@@ -23,10 +38,13 @@ export function formatExportSummary(summary: ExportSummary): string {
   const where = [
     filters.status && `status in ${filters.status.join(',')}`,
     filters.creditStatus && `credit_status in ${filters.creditStatus.join(',')}`,
+    summary.country && `country in ${summary.country.join(',')} (applied here after paging: the service has no country filter, the whole window was read)`,
   ].filter(Boolean);
   if (where.length > 0) lines.push(`  filters: ${where.join(', ')}`);
-  lines.push(...formatWindow(summary), ...formatIncremental(summary));
+  lines.push(...formatWindow(summary), ...formatIncremental(summary), ...(summary.warnings ?? []).map((warning) => `  warning: ${warning}`));
   lines.push(...formatCounts(summary.counts));
+  if (summary.parts) for (const part of summary.parts) lines.push(`  part ${part.name}: ${counted(part.rows, 'client')}`);
+  if (summary.summaryFile !== undefined) lines.push(`  summary: ${summary.summaryFile}`);
   if (summary.duplicatesDropped > 0) {
     lines.push(`  ${counted(summary.duplicatesDropped, 'client')} sent again by the service written once`);
   }
@@ -36,7 +54,7 @@ export function formatExportSummary(summary: ExportSummary): string {
         'several pages before: a rare fingerprint twin, or the service repeating a client from far back (the file may hold it twice)',
     );
   }
-  return `${lines.join('\n')}\n`;
+  return `${[...earlierLines(summary), ...lines].join('\n')}\n`;
 }
 
 /** Who can read the file, and how to share it when only its owner can. */
@@ -49,6 +67,8 @@ export function readableBy(mode: number): string {
 
 /** The created_at window as sent, in UTC, and how a bound without a zone was read. */
 function formatWindow(summary: ExportSummary): string[] {
+  const zoned = windowLines(summary);
+  if (zoned !== undefined) return zoned;
   const { filters } = summary;
   const from = filters.createdFrom === undefined ? 'the first client' : filters.createdFrom;
   const pinned = summary.createdToPinned
@@ -70,6 +90,8 @@ function formatIncremental(summary: ExportSummary): string[] {
       `  incremental: clients that entered the filter since the last run (${incremental.skippedAtBound} already reported skipped); ` +
         `${incremental.state} ${incremental.resumed ? 'updated' : 'created'} (${counted(incremental.reported ?? 0, 'client')} reported${size})`,
     );
+  } else if (incremental.period) {
+    lines.push(`  incremental: one file per ${incremental.period.name} period, ${incremental.state} ${incremental.resumed ? 'updated' : 'created'}`);
   } else {
     lines.push(
       incremental.previousBound === undefined
@@ -87,11 +109,13 @@ function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-/** A small status × credit_status table, for the report's reader. */
+/** A small status × credit_status table, for the report's reader: the statuses with clients (--json has every cell). */
 function formatCounts(counts: ExportSummary['counts']): string[] {
-  const statuses = Object.keys(counts).sort();
+  const statuses = Object.keys(counts)
+    .filter((status) => status !== 'total' && Object.entries(counts[status]!).some(([credit, n]) => credit !== 'total' && n > 0))
+    .sort();
   if (statuses.length === 0) return [];
-  const credits = [...new Set(statuses.flatMap((status) => Object.keys(counts[status]!)))].sort();
+  const credits = [...new Set(statuses.flatMap((status) => Object.keys(counts[status]!)))].filter((credit) => credit !== 'total').sort();
   const header = ['status', ...credits, 'total'];
   const rows = statuses.map((status) => {
     const cells = credits.map((credit) => counts[status]![credit] ?? 0);

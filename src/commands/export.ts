@@ -17,6 +17,9 @@ import { connect } from './connect.js';
 import { formatExportSummary } from './export-summary.js';
 import { shownPath } from '../infra/printable.js';
 import { reportLockReplaced, reportSweep } from './stale-temps.js';
+import { reportRunAs } from '../cli/run-report.js';
+import { heartbeatFor } from './run-heartbeat.js';
+import { exportAgain } from './export-summary.js';
 
 export { formatExportSummary };
 
@@ -33,6 +36,8 @@ export async function runExport(options: ResolvedExportOptions, io: Io): Promise
     );
   }
   const run: RunState = { out: undefined, planned: false, replaces: false };
+  // A failure's --json object (on stderr when the data goes to stdout) and the command that runs it again.
+  reportRunAs({ command: 'export', json: options.json ? (toStdout ? 'stderr' : 'stdout') : undefined, nextCommand: exportAgain(options) });
   return withLogFile(
     settings.logFile,
     'export',
@@ -58,6 +63,11 @@ async function exportWith(
   const settings = options.export;
   const toStdout = settings.out === '-';
   if (options.configFile !== undefined && !options.quiet) io.stderr.write(`ccs-bulk export: config ${shownPath(options.configFile)}\n`);
+  if (settings.country !== undefined && !options.quiet) {
+    io.stderr.write(
+      `ccs-bulk export: --country ${settings.country.join(',')} is applied here, after paging: the service has no country filter, so every client of the window is read\n`,
+    );
+  }
   const connected = await connect(
     connection,
     {
@@ -73,6 +83,7 @@ async function exportWith(
     io,
   );
   const progress = createProgress({ ...progressDisplay(options, io), unit: 'clients', knownTotal: false });
+  const heartbeat = heartbeatFor(options, connected, io);
   let summary: ExportSummary;
   try {
     summary = await runExportClients({
@@ -82,7 +93,10 @@ async function exportWith(
       ...(connected.sandbox && { paceMemory: false as const }),
       out: toStdout ? io.stdout : settings.out,
       signal: io.signal,
-      onProgress: (snapshot) => progress.update(snapshot),
+      onProgress: (snapshot) => {
+        heartbeat.beat();
+        progress.update(snapshot);
+      },
       onStaleTemps: reportSweep(options.quiet, io, log),
       onLockReplaced: reportLockReplaced(options.quiet, io, log),
       // Logged once the name is filled in: the log says which file this run was about.
@@ -102,7 +116,10 @@ async function exportWith(
         run.planned = true;
         run.replaces = plan.replaces;
       },
-    }).finally(() => progress.stop());
+    }).finally(() => {
+      heartbeat.stop();
+      progress.stop();
+    });
   } catch (error) {
     io.stderr.write(failureLine(error, run, toStdout));
     throw error;
@@ -122,7 +139,8 @@ async function exportWith(
     exit_code: 0,
   });
   if (options.json) (toStdout ? io.stderr : io.stdout).write(`${JSON.stringify(report)}\n`);
-  if (!options.quiet) io.stderr.write(formatExportSummary(report));
+  // A reader that closed the pipe early (`| head`) ended it, as for `cat`: nothing to say but in --json.
+  if (!options.quiet && report.readerClosed !== true) io.stderr.write(formatExportSummary(report));
   return 0;
 }
 

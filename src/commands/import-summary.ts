@@ -6,6 +6,7 @@
 import { IMPORT_DEFAULTS } from '../import/defaults.js';
 import { describeEncoding, positionWord } from '../import/read/index.js';
 import { resumeCommand, shellQuote } from '../cli/resume-command.js';
+import { acceptedWords, resumeCommandOf } from './import-stop.js';
 import type { ImportSummary, RunAccount } from '../import/run-import.js';
 import { describeNormalization, type InvalidRow } from '../import/record/run-notes.js';
 import { identityText } from '../import/row/identity.js';
@@ -42,14 +43,23 @@ export const INVALID_ROWS_SHOWN = 10;
 /** Normalizations printed on stderr, most frequent first. */
 const NORMALIZATIONS_SHOWN = 8;
 
-export function formatSummary(summary: ImportSummary, options: ImportOptions): string {
+/** How the run ended, as only the command knows it: rows accepted (--accept-failed-rows), the signal that interrupted it. */
+export interface SummaryExtras {
+  accepted?: boolean;
+  signal?: string | undefined;
+}
+
+export function formatSummary(summary: ImportSummary, options: ImportOptions, extras: SummaryExtras = {}): string {
   const lines = [headline(summary)];
   if (summary.stopped) {
-    const { cause, fix } = stopLines(summary);
+    const { cause, fix } = stopLines(summary, extras.signal);
     lines.push(`  cause: ${cause}`, `  fix: ${fix}`);
   }
+  if (summary.inFlightAtStop > 0) lines.push(`  ${summary.inFlightAtStop} in flight when stopped: --resume sends them again with their keys`);
   // Known only once the file is read: the plan above could not say it.
   if (summary.source.rowsWithInvalidBytes) lines.push(`  encoding: ${describeEncoding(summary.source)}: those rows are invalid, not sent`);
+  const footer = summary.source.exportFooter;
+  if (footer) lines.push(`  footer: ${footer.lines.length} line${footer.lines.length === 1 ? '' : 's'} of ${footer.of} (${positionWord(summary.source.format)}s ${footer.lines[0]}–${footer.lines.at(-1)}), not rows`);
   lines.push(...invalidLines(summary));
   if (summary.normalizations.length > 0) {
     const shown = summary.normalizations.slice(0, NORMALIZATIONS_SHOWN).map(describeNormalization);
@@ -70,7 +80,8 @@ export function formatSummary(summary: ImportSummary, options: ImportOptions): s
     const { index, count, otherRows } = summary.shard;
     lines.push(`  shard ${index} of ${count}: ${otherRows} rows belong to the other shards (ccs-bulk results merge combines the files)`);
   }
-  if (summary.account) lines.push(`  account: ${formatAccount(summary.account)}`);
+  if (summary.account) lines.push(`  account: ${formatAccount(summary.account, summary.stopped !== undefined)}`);
+  if (extras.accepted === true) lines.push(`  accepted: ${acceptedWords(summary)}`);
   lines.push(`  results: ${shownPath(summary.results)}`);
   if (summary.report) lines.push(`  review page: ${shownPath(summary.report)}`);
   // No hint when there is nothing to fix: the file holds only its header.
@@ -81,8 +92,11 @@ export function formatSummary(summary: ImportSummary, options: ImportOptions): s
       `    ${reimportCommand(summary.failed, options, summary.failedEncoding?.changed === true)}`,
     );
   }
-  if (summary.stopped && summary.stopped.reason !== 'input_error') {
-    lines.push(`  to continue: ${resumeCommand(options.commandLine)}`);
+  // Every stop leaves rows unsent: the way back, whatever stopped it (an input error once fixed).
+  if (summary.stopped) {
+    lines.push(`  to continue: ${resumeCommandOf(options)}`);
+    const { shard } = options.run;
+    if (shard) lines.push(`  (the same shard, ${shard.index} of ${shard.count}: --shard ${shard.index}/${shard.count} continues it inside the Job or outside it)`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -99,7 +113,9 @@ function headline(summary: ImportSummary): string {
   if (c.not_attempted) parts.push(`${c.not_attempted} not attempted`);
   const took = `in ${formatDuration(summary.elapsedMs)} (${summary.rowsPerSecond} rows/s)`;
   if (summary.stopped) {
-    return `Stopped after ${counted(summary.rows - c.not_attempted, 'row')} ${took}: ${parts.join(', ')}`;
+    // Every row read is in one count; a run stopped before the end of its file says so.
+    const rest = summary.account?.inputEnd === false ? '; the rest of the file not read' : '';
+    return `Stopped after ${summary.rows - c.not_attempted} of ${counted(summary.rows, 'row')} ${took}: ${parts.join(', ')}${rest}`;
   }
   return `${summary.dryRun ? 'Validated' : 'Imported'} ${counted(summary.rows, 'row')} ${took}: ${parts.join(', ')}`;
 }
@@ -134,10 +150,12 @@ const FIXES: Partial<Record<StopReason, string>> = {
   systemic_response: 'check --base-url: is it the service? (ccs-bulk check); then continue with the command below',
 };
 
-function stopLines(summary: ImportSummary): { cause: string; fix: string } {
+function stopLines(summary: ImportSummary, signal: string | undefined): { cause: string; fix: string } {
   const stop = summary.stopped!;
+  // SIGTERM is a pod or a service manager stopping the run, not a person at the keyboard.
+  const by = stop.reason === 'interrupted' && signal === 'SIGTERM' ? ' (SIGTERM)' : '';
   return {
-    cause: stop.cause ?? stop.message,
+    cause: (stop.cause ?? stop.message) + by,
     fix: stop.fix ?? FIXES[stop.reason] ?? 'run ccs-bulk check, then continue with the command below',
   };
 }
@@ -163,7 +181,7 @@ export function reimportCommand(failed: string, options: ImportOptions, encoding
 
 export { resumeCommand };
 
-function formatAccount(account: RunAccount): string {
+function formatAccount(account: RunAccount, stopped: boolean): string {
   const extra = [
     account.createdEarlier > 0 ? `, ${account.createdEarlier} created earlier` : '',
     account.otherShardRows > 0 ? `, ${account.otherShardRows} in other shards` : '',
@@ -171,6 +189,10 @@ function formatAccount(account: RunAccount): string {
   return (
     `${account.rowsRead} rows read (${account.bytesRead} of ${account.sizeBytes} bytes), ` +
     `${account.outcomesRecorded} outcomes recorded${extra}` +
-    (account.complete ? ': every row accounted for' : `: INCOMPLETE from row ${account.firstMissing}`)
+    (account.complete
+      ? ': every row accounted for'
+      : stopped && !account.inputEnd
+        ? `: the file not read past row ${account.rowsRead} (the run stopped): --resume reads and sends the rest`
+        : `: INCOMPLETE from row ${account.firstMissing}`)
   );
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { shellQuote } from '../cli/resume-command.js';
 import { parsePublicKey } from '../sandbox/auth.js';
-import { parseLatencySchedule, parseOutage } from '../sandbox/faults.js';
+import { type OutageWindow, parseLatencySchedule, parseOutage } from '../sandbox/faults.js';
 import type { Sandbox, SandboxOptions } from '../sandbox/index.js';
 import { startSandbox } from '../sandbox/index.js';
 import { SANDBOX_DEFAULTS } from '../sandbox/defaults.js';
@@ -28,6 +28,10 @@ export interface SandboxCommandArgs extends Omit<SandboxOptions, 'publicKeyPem' 
   tlsClientCa?: string;
   /** AT:FOR seconds (optionally :drop): a scheduled outage from the first request */
   outage?: string;
+  /** the outage's AT counts from the sandbox's start, not from the first request */
+  outageFromStart?: boolean;
+  /** the outage's AT counts from the Nth client created */
+  outageAfterCreates?: number;
   /** MS@SECONDS,…: latency that changes over time, from the first request */
   latencySchedule?: string;
 }
@@ -58,9 +62,12 @@ export async function runSandbox(args: SandboxCommandArgs, io: SandboxCommandIo)
 }
 
 async function toOptions(args: SandboxCommandArgs, io: SandboxCommandIo): Promise<SandboxOptions> {
-  const { publicKeyFile, verbose, tls, tlsClientCert, tlsClientCa, outage, latencySchedule, ...rest } = args;
+  const { publicKeyFile, verbose, tls, tlsClientCert, tlsClientCa, outage, outageFromStart, outageAfterCreates, latencySchedule, ...rest } = args;
   const options: SandboxOptions = { ...rest };
-  if (outage !== undefined) options.outage = parseOutage(outage);
+  if (outage === undefined && (outageFromStart === true || outageAfterCreates !== undefined)) {
+    throw new UsageError('--outage-from-start and --outage-after-creates need --outage AT:FOR', 'bad_option');
+  }
+  if (outage !== undefined) options.outage = parseOutage(outage, { fromStart: outageFromStart, afterCreates: outageAfterCreates });
   if (latencySchedule !== undefined) options.latencySchedule = parseLatencySchedule(latencySchedule);
   if (tls || tlsClientCert || tlsClientCa !== undefined) {
     if (!tls) throw new UsageError('--tls-client-cert and --tls-client-ca need --tls', 'bad_option');
@@ -126,6 +133,7 @@ function banner(sandbox: Sandbox, args: SandboxCommandArgs, keyDir: string | und
   const { hash, padding } = args.signature ?? SANDBOX_DEFAULTS.signature;
   lines.push(`  signature:    ${hash}/${padding}`);
   lines.push(`  clients:      ${sandbox.store.size} seeded; pages start at ${args.pageBase ?? SANDBOX_DEFAULTS.pageBase}`);
+  if (args.clock !== undefined) lines.push(`  clock:        ${sandbox.now().toISOString()} (--clock; it runs on, POST /_sandbox/clock moves it)`);
   const active = [
     faults.latencyMs || faults.jitterMs
       ? `latency ${faults.latencyMs}ms${faults.jitterMs ? ` + up to ${faults.jitterMs}ms` : ''}`
@@ -140,7 +148,7 @@ function banner(sandbox: Sandbox, args: SandboxCommandArgs, keyDir: string | und
     faults.resetRate ? `reset after create ${faults.resetRate}` : '',
     faults.authFailAfter !== undefined ? `401 after ${faults.authFailAfter} creates` : '',
     faults.outage
-      ? `outage ${faults.outage.atMs / 1000}s after the first request, for ${faults.outage.forMs / 1000}s (${faults.outage.kind === 'drop' ? 'connections cut' : '503'})`
+      ? `outage ${faults.outage.atMs / 1000}s after ${outageClock(faults.outage)}, for ${faults.outage.forMs / 1000}s (${faults.outage.kind === 'drop' ? 'connections cut' : '503'})`
       : '',
   ].filter(Boolean);
   lines.push(`  faults:       ${active.length ? active.join(', ') : 'none'}`);
@@ -177,6 +185,13 @@ function banner(sandbox: Sandbox, args: SandboxCommandArgs, keyDir: string | und
  * Said before the banner, on stderr: the sandbox holds whatever is imported into it (real
  * clients, in a rehearsal with real files) and serves it to anyone with the token.
  */
+/** What the banner says the outage counts from. */
+function outageClock(outage: OutageWindow): string {
+  if (outage.from === 'start') return 'the sandbox started';
+  if (typeof outage.from === 'object') return `${outage.from.creates} client${outage.from.creates === 1 ? ' was' : 's were'} created`;
+  return 'the first request (ccs-bulk check\'s do not count)';
+}
+
 function exposedWarning(sandbox: Sandbox): string {
   const where = sandbox.listening.allInterfaces ? 'every network interface' : sandbox.listening.url;
   return (

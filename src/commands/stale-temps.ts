@@ -4,13 +4,19 @@ import type { LogFile } from '../infra/log-file.js';
 import { printable } from '../infra/printable.js';
 import type { SourceChanges } from '../import/record/source-changes.js';
 
-/** One stderr line (none with --quiet) and a run event in the log. */
+/** One stderr line each for temp files and locks (none with --quiet), and a run event each in the log. */
 export function reportSweep(quiet: boolean, io: Io, log: LogFile | undefined): (removed: string[]) => void {
   return (removed) => {
-    log?.run('stale_temps_removed', { files: removed });
+    const locks = removed.filter((path) => path.endsWith('.lock'));
+    const temps = removed.filter((path) => !path.endsWith('.lock'));
+    if (temps.length > 0) log?.run('stale_temps_removed', { files: temps });
+    if (locks.length > 0) log?.run('stale_locks_removed', { locks });
     if (quiet) return;
-    const files = removed.length === 1 ? 'a temp file' : `${removed.length} temp files`;
-    io.stderr.write(`ccs-bulk: removed ${files} left by a run that died: ${removed.join(', ')}\n`);
+    for (const [paths, one, many] of [[temps, 'a temp file', 'temp files'], [locks, 'a lock', 'locks']] as const) {
+      if (paths.length === 0) continue;
+      const what = paths.length === 1 ? one : `${paths.length} ${many}`;
+      io.stderr.write(`ccs-bulk: removed ${what} left by a run that died: ${paths.map((path) => printable(path)).join(', ')}\n`);
+    }
   };
 }
 

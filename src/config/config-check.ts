@@ -67,7 +67,7 @@ const EXPORT_BASE: ExportFlags = {
 
 /** Keys checked by the import command's rules (the run keys of every section among them). */
 const IMPORT_RULES = new Set(['timeout', 'retries', 'progressInterval', 'concurrency', 'maxConcurrency', 'rate', 'maxErrors', 'map', 'applicationDateField', 'delimiter', 'headerRow', 'maxRecordSize', 'identity']);
-const EXPORT_RULES = new Set(['format', 'columns', 'bom', 'escapeFormulas', 'direction', 'pageSize', 'prefetch', 'maxPrefetch', 'status', 'creditStatus', 'createdFrom', 'createdTo']);
+const EXPORT_RULES = new Set(['format', 'columns', 'bom', 'escapeFormulas', 'direction', 'pageSize', 'prefetch', 'maxPrefetch', 'status', 'creditStatus', 'createdFrom', 'createdTo', 'period', 'timezone', 'datesInTimezone', 'country', 'split', 'sort']);
 
 async function checkKey(at: string, key: string, value: unknown, report: string | undefined): Promise<ConfigProblem | undefined> {
   if (key === 'baseUrl' && typeof value === 'string') return problemOf(at, key, () => checkBaseUrl(value));

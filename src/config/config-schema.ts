@@ -50,8 +50,11 @@ export const importSchema = z
     maxConcurrency: z.number(),
     rate: z.number(),
     maxErrors: z.number(),
+    acceptFailedRows: z.boolean(),
     dateFormat: z.enum(DATE_FORMATS),
     map: z.record(z.string(), z.string()),
+    // A mapping file --save-mapping wrote (mapping-file.ts), under `map`.
+    mapping: path,
     ignoreColumns: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], { error: 'must be a header or an array of headers' }),
     identity: z.string().min(1),
     checkService: z.boolean(),
@@ -82,6 +85,15 @@ const exportFields = {
   overwrite: z.boolean(),
   fileMode: z.union([z.string().regex(/^(0o?)?[0-7]{3}$/i), z.number().int()], { error: 'must be octal permission bits as a string, e.g. "640"' }),
   logFile: path,
+  timezone: z.string().min(1),
+  datesInTimezone: z.boolean(),
+  delimiter: z.string().min(1),
+  csvDates: z.enum(['iso', 'spreadsheet']),
+  sheetName: z.string().min(1),
+  summarySheet: z.enum(['first', 'last', 'none']),
+  summaryFile: z.boolean(),
+  split: z.string().min(1),
+  sort: z.string().min(1),
 };
 
 export const exportSchema = z.object({ ...exportFields, ...runFields }).partial().strict();
@@ -92,6 +104,8 @@ export const reportShape = z.object({
     creditStatus: list,
     createdFrom: z.string().min(1),
     createdTo: z.string().min(1),
+    period: z.string().min(1),
+    country: list,
     out: path,
     incremental: z.boolean(),
     state: path,
@@ -122,7 +136,7 @@ export type Config = z.infer<typeof configSchema>;
 /** The keys that hold paths, per section: relative ones are read from the config file's folder. */
 export const PATH_KEYS = {
   connection: ['tokenFile', 'signingKeyFile', 'caFile', 'clientCert', 'clientKey'],
-  import: ['logFile', 'heldCache'],
+  import: ['logFile', 'heldCache', 'mapping'],
   export: ['logFile'],
   report: ['out', 'state', 'logFile'],
 } as const;
@@ -140,6 +154,8 @@ export function keysOf(path: readonly PropertyKey[]): string[] {
 export function asFlag(flag: string, value: unknown): unknown {
   // Headers may hold commas: the list stays a list.
   if (flag === 'ignoreColumn') return Array.isArray(value) ? value : [value];
+  // An export column's header may hold a comma (`name:Name, legal`): an array stays one.
+  if (flag === 'columns' && Array.isArray(value)) return value;
   if (flag === 'heldCache' && value === false) return 'none';
   if (Array.isArray(value)) return value.join(',');
   if (flag === 'map' && value !== null && typeof value === 'object') {

@@ -3,6 +3,8 @@
  * file reads process.env or argv. Secrets come from the environment or a file, never from a
  * bare flag that would show in `ps`.
  */
+import { readMappingFile } from './mapping-file.js';
+import { isTemplate, parseTemplate } from '../import/row/composite.js';
 import { open } from 'node:fs/promises';
 import { z } from 'zod';
 import { UsageError } from '../errors.js';
@@ -53,6 +55,8 @@ export interface ImportFlags extends RunFlags {
   resume?: boolean | undefined;
   overwrite?: boolean | undefined;
   acceptChangedSource?: boolean | undefined;
+  /** Exit 0 when the only rows not imported are invalid or refused for what they hold. */
+  acceptFailedRows?: boolean | undefined;
   failed?: string | undefined;
   report?: string | undefined;
   map?: readonly string[] | undefined;
@@ -79,6 +83,10 @@ export interface ImportFlags extends RunFlags {
   heldCache?: string | undefined;
   /** validate: also ask the service which e-mails it holds. */
   checkService?: boolean | undefined;
+  /** --mapping: a mapping file (mapping-file.ts), under --map. */
+  mapping?: string | undefined;
+  /** --save-mapping: write the mapping the run resolved here. */
+  saveMapping?: string | undefined;
 }
 
 export interface CheckFlags extends CommonFlags {
@@ -91,13 +99,27 @@ export interface CheckFlags extends CommonFlags {
 export interface ExportFlags extends RunFlags {
   out: string;
   format?: ExportFormat | undefined;
-  columns?: string | undefined;
+  /** A comma list, or (from a config file) an array whose items may hold commas in their headers. */
+  columns?: string | readonly string[] | undefined;
   bom?: boolean | undefined;
   escapeFormulas: boolean;
   status?: string | undefined;
   creditStatus?: string | undefined;
   createdFrom?: string | undefined;
   createdTo?: string | undefined;
+  country?: string | undefined;
+  delimiter?: string | undefined;
+  csvDates?: 'iso' | 'spreadsheet' | undefined;
+  sheetName?: string | undefined;
+  summarySheet?: 'first' | 'last' | 'none' | undefined;
+  summaryFile?: boolean | undefined;
+  split?: string | undefined;
+  sort?: string | undefined;
+  /** A calendar window in words or units (`previous-month`, `2026-02`). */
+  period?: string | undefined;
+  /** IANA zone of the window, the names' dates and (--dates-in-timezone) the dates written. */
+  timezone?: string | undefined;
+  datesInTimezone?: boolean | undefined;
   direction: Direction;
   pageSize: number;
   prefetch: string | number;
@@ -148,6 +170,10 @@ export interface ImportOptions extends CommonOptions {
   logFile: string | undefined;
   /** The arguments as typed, to print the exact resume command. */
   commandLine: readonly string[];
+  /** --accept-failed-rows: exit 0 when the only rows not imported are invalid or refused for what they hold. */
+  acceptFailedRows: boolean;
+  /** --save-mapping: where the resolved column mapping is written once the plan is settled. */
+  saveMapping?: string | undefined;
 }
 
 const positiveInt = (flag: string, max: number) =>
@@ -187,6 +213,8 @@ function parseMap(entries: readonly string[] | undefined): Partial<Record<Field,
     if (!FIELDS.includes(field)) {
       throw new UsageError(`--map: unknown field "${field}"; fields are ${FIELDS.join(', ')}`, 'bad_option');
     }
+    // A template's braces are checked here, before any file is read.
+    if (isTemplate(header)) parseTemplate(field, header);
     map[field] = header;
   }
   return map;
@@ -359,7 +387,8 @@ export async function resolveImportOptions(
       overwrite: argv.overwrite === true,
       acceptChangedSource: argv.acceptChangedSource === true,
       dryRun: mode.dryRun,
-      map: parseMap(argv.map),
+      // --map's fields over a --mapping file's.
+      map: { ...(argv.mapping === undefined ? {} : readMappingFile(argv.mapping)), ...parseMap(argv.map) },
       dateFormat: argv.dateFormat,
       read,
       liquidityType: argv.liquidityType.trim(),
@@ -377,7 +406,9 @@ export async function resolveImportOptions(
     },
     applicationDateField: field,
     logFile: argv.logFile,
+    saveMapping: argv.saveMapping,
     commandLine: mode.commandLine,
+    acceptFailedRows: argv.acceptFailedRows === true,
   };
 }
 
@@ -510,6 +541,17 @@ export function parseExportOptions(argv: ExportFlags): ExportRunOptions {
         creditStatus: argv.creditStatus,
         createdFrom: argv.createdFrom,
         createdTo: argv.createdTo,
+        period: argv.period,
+        country: argv.country,
+        delimiter: argv.delimiter,
+        csvDates: argv.csvDates,
+        sheetName: argv.sheetName,
+        summarySheet: argv.summarySheet,
+        summaryFile: argv.summaryFile,
+        split: argv.split,
+        sort: argv.sort,
+        timeZone: argv.timezone,
+        datesInTimeZone: argv.datesInTimezone === true,
         direction: argv.direction,
         pageSize: argv.pageSize,
         prefetch: autoOrNumber(argv.prefetch, '--prefetch'),

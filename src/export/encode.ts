@@ -23,22 +23,39 @@ export type { Encoder };
 export interface EncoderOptions {
   format: ExportFormat;
   columns: readonly ExportColumn[];
+  /** The header row's text per column; default: the column names. */
+  headers?: readonly string[] | undefined;
   bom: boolean;
   escapeFormulas: boolean;
+  /** CSV: between cells (csv-semicolon: always `;`). */
+  delimiter?: string | undefined;
+  /** CSV: created_at as the ISO instant, or as `2025-01-31 18:00:00` (UTC, or the zone's with dates in a time zone) that spreadsheets read as a date. */
+  csvDates?: 'iso' | 'spreadsheet' | undefined;
+  /** xlsx: the tab the workbook opens on. */
+  selected?: boolean | undefined;
 }
 
 function csvLine(cells: readonly string[]): string {
   return csvRecord(cells, '\r\n');
 }
 
-/** csv-semicolon's record: `;` between cells (csvCell quotes a cell holding one, as it does a comma). */
-function semicolonLine(cells: readonly string[]): string {
-  return `${cells.map(csvCell).join(';')}\r\n`;
+/** Another delimiter's record (csvCell quotes a cell holding `;` or tab, as it does a comma; `|` is added). */
+function delimitedLine(delimiter: string): (cells: readonly string[]) => string {
+  return (cells) => {
+    let text = '';
+    for (let i = 0; i < cells.length; i++) {
+      let cell = csvCell(cells[i]!);
+      if (cell.charCodeAt(0) !== 34 && cell.includes(delimiter)) cell = `"${cell}"`;
+      text += i === 0 ? cell : `${delimiter}${cell}`;
+    }
+    return `${text}\r\n`;
+  };
 }
 
 export function createEncoder(options: EncoderOptions): Encoder {
   const { columns } = options;
-  if (options.format === 'xlsx') return createSheetEncoder(columns);
+  const headers = options.headers ?? columns;
+  if (options.format === 'xlsx') return createSheetEncoder(columns, headers, options.selected ?? true);
   if (options.format === 'jsonl') {
     return {
       start: () => '',
@@ -57,14 +74,16 @@ export function createEncoder(options: EncoderOptions): Encoder {
   const cell = options.escapeFormulas ? escapeFormula : (value: string) => value;
   // Excel reads a CSV without a BOM in the machine's legacy code page: the BOM keeps accents whole.
   const semicolon = options.format === 'csv-semicolon';
-  const line = semicolon ? semicolonLine : csvLine;
+  const delimiter = semicolon ? ';' : (options.delimiter ?? ',');
+  const line = delimiter === ',' ? csvLine : delimitedLine(delimiter);
+  const text = options.csvDates === 'spreadsheet' ? spreadsheetText : csvText;
   return {
-    start: () => (options.bom || semicolon ? '\uFEFF' : '') + line(columns),
+    start: () => (options.bom || semicolon ? '\uFEFF' : '') + line(headers.map(cell)),
     end: () => '',
     encode(clients) {
-      let text = '';
-      for (const client of clients) text += line(columns.map((column) => cell(csvText(client, column))));
-      return text;
+      let out = '';
+      for (const client of clients) out += line(columns.map((column) => cell(text(client, column))));
+      return out;
     },
   };
 }
@@ -73,4 +92,17 @@ function csvText(client: FlatClient, column: ExportColumn): string {
   if (column === 'documents') return JSON.stringify(client.documents);
   if (column === 'documents_count') return String(client.documents_count);
   return client[column] ?? '';
+}
+
+/**
+ * created_at as `2025-01-31 18:00:00`, UTC: the one date-time text Excel, LibreOffice and
+ * Google Sheets all take for a date whatever the language settings. Milliseconds are left
+ * out (Excel reads them in some settings only); anything that is not an instant stays as is.
+ */
+function spreadsheetText(client: FlatClient, column: ExportColumn): string {
+  if (column !== 'created_at' || client.created_at === null) return csvText(client, column);
+  // The wall-clock time as written: UTC, or the zone's own with --dates-in-timezone (its offset
+  // dropped: a spreadsheet date has none; the summary names the zone).
+  const wall = /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)/.exec(client.created_at);
+  return wall === null || Number.isNaN(Date.parse(client.created_at)) ? client.created_at : `${wall[1]} ${wall[2]}`;
 }

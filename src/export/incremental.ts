@@ -33,6 +33,33 @@ export interface IncrementalSummary {
         from: string | null;
       }
     | undefined;
+  /**
+   * A calendar-aligned report (since-last with a period): the period this run's file holds, and
+   * whether more ended periods followed it (the run went on with them, each to its own file).
+   */
+  period?:
+    | {
+        /** As configured: `previous-month`. */
+        name: string;
+        /** The period written: `2026-02`. */
+        label: string;
+        /** Its IANA time zone. */
+        zone: string;
+        /** More periods were pending after this one. */
+        more: boolean;
+      }
+    | undefined;
+  /** A period report run again before its next period ended: nothing written, the state unchanged. */
+  upToDate?:
+    | {
+        /** The last run's file. */
+        lastOut: string;
+        /** The next period (`2026-04`). */
+        next: string;
+        /** When it ends, on its zone's clocks (`2026-05-01 00:00 Europe/Berlin`). */
+        nextEnd: string;
+      }
+    | undefined;
   /** new-since-last: ids in the state after this run, and the state file's size. */
   reported?: number | undefined;
   /** The state file's size, bytes. */
@@ -42,6 +69,8 @@ export interface IncrementalSummary {
 export interface IncrementalRun {
   createdFrom: string | undefined;
   createdTo: string;
+  /** A period report with more ended periods waiting after this one's. */
+  more?: boolean | undefined;
   /** What a page keeps of a client while it waits for the writer (`select` then reads that). */
   slim?: ((client: Client) => Client) | undefined;
   /** The clients of a page to write; records them as written. */

@@ -20,6 +20,13 @@ export interface Output {
   readonly target: string;
   bytes: number;
   write(data: string | Uint8Array): Promise<void>;
+  /**
+   * True once the reader of a stream went away (`| head`): a pipe closed early is the end the
+   * reader chose, as for `cat`, not a failure; writes are then dropped.
+   */
+  readonly readerGone?: boolean | undefined;
+  /** A file: ends the writes and closes the temp file, leaving the rename to commit (many parts, few descriptors). */
+  seal?: (() => Promise<void>) | undefined;
   /** Flushes and, for a file, renames the temp file into place. */
   commit(): Promise<void>;
   /** Drops the temp file (a stream is left as it is). Never throws. */
@@ -41,20 +48,7 @@ export async function openOutput(
   options: FileOutputOptions = {},
 ): Promise<Output> {
   if (typeof out !== 'string') return streamOutput(out, label);
-  refuseLink(out);
-  // Found now, not by the rename after the whole export.
-  if ((await stat(out).catch(() => undefined))?.isDirectory()) {
-    throw new UsageError(
-      `cannot write the export to ${out}: it is a directory (name a file in it)`,
-      'output_unwritable',
-    );
-  }
-  if (!options.overwrite && (await stat(out).catch(() => undefined)) !== undefined) {
-    throw new UsageError(
-      `${out} exists: an export never replaces a file silently; pass --overwrite, or name another file`,
-      'output_exists',
-    );
-  }
+  await refuseUnusable(out, options.overwrite === true);
   const temp = tempBeside(out);
   // O_EXCL: never follow or reuse someone else's file at the temp name; 0600 whatever the umask.
   let fd: number;
@@ -79,9 +73,25 @@ export async function openOutput(
   const stream: NodeJS.WritableStream = gzip ?? file;
   const failed = (error: unknown) => outputFailed(temp, error);
   let done = false;
+  let sealed = false;
+  const seal = async () => {
+    if (sealed) return;
+    sealed = true;
+    stream.end();
+    await finished(file);
+  };
   const output: Output = {
     target: out,
     bytes: 0,
+    async seal() {
+      try {
+        if (failure) throw failure;
+        await seal();
+        if (failure) throw failure;
+      } catch (error) {
+        throw failed(error);
+      }
+    },
     async write(data) {
       if (failure) throw failed(failure);
       // Encoded once: counting the bytes and writing the string would encode it twice.
@@ -92,8 +102,7 @@ export async function openOutput(
     async commit() {
       try {
         if (failure) throw failure;
-        stream.end();
-        await finished(file);
+        await seal();
         if (failure) throw failure;
         // Shared only now, whole: nobody could open it while it was being written.
         if (options.mode !== undefined) await chmod(temp, options.mode);
@@ -115,31 +124,78 @@ export async function openOutput(
   return output;
 }
 
+/** A link, a directory or (unless replacing) a file at `out`: found now, not by the rename after the whole export. */
+async function refuseUnusable(out: string, overwrite: boolean): Promise<void> {
+  refuseLink(out);
+  const found = await stat(out).catch(() => undefined);
+  if (found?.isDirectory()) {
+    throw new UsageError(`cannot write the export to ${out}: it is a directory (name a file in it)`, 'output_unwritable');
+  }
+  if (!overwrite && found !== undefined) {
+    throw new UsageError(`${out} exists: an export never replaces a file silently; pass --overwrite, or name another file`, 'output_exists');
+  }
+}
+
+/** The reader of a pipe went away (`| head -3`): EPIPE, or a write after the pipe was torn down. */
+function isReaderGone(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED';
+}
+
+/** What became of a stream: one listener per stream, however many exports write to it. */
+interface StreamState {
+  failure: Error | undefined;
+  gone: boolean;
+}
+const streamStates = new WeakMap<NodeJS.WritableStream, StreamState>();
+
+/**
+ * The stream's state, listening from the first export on: the listener stays, as an EPIPE of a
+ * write already queued can come after the export ended and must not crash the process.
+ */
+function stateOf(stream: NodeJS.WritableStream): StreamState {
+  let state = streamStates.get(stream);
+  if (state === undefined) {
+    const created: StreamState = { failure: undefined, gone: false };
+    stream.on('error', (error: Error) => {
+      if (isReaderGone(error)) created.gone = true;
+      else created.failure ??= error;
+    });
+    streamStates.set(stream, created);
+    state = created;
+  }
+  return state;
+}
+
 function streamOutput(stream: NodeJS.WritableStream, label: string): Output {
-  let failure: Error | undefined;
-  // E.g. EPIPE when the reader of `--out -` goes away: fail the export instead of crashing.
-  const onError = (error: Error) => {
-    failure ??= error;
+  // EPIPE when the reader of `--out -` goes away ends the export quietly; any other error fails it, never a crash.
+  const state = stateOf(stream);
+  const check = () => {
+    if (state.failure) throw outputFailed(label, state.failure);
   };
-  stream.on('error', onError);
   const output: Output = {
     target: label,
     bytes: 0,
+    get readerGone() {
+      return state.gone;
+    },
     async write(data) {
-      if (failure) throw outputFailed(label, failure);
+      check();
+      if (state.gone) return;
       const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
       output.bytes += bytes.length;
-      if (!stream.write(bytes))
-        await drained(stream).catch((error: unknown) => Promise.reject(outputFailed(label, error)));
-      if (failure) throw outputFailed(label, failure);
+      if (!stream.write(bytes)) {
+        await drained(stream).catch((error: unknown) => {
+          if (isReaderGone(error) || state.gone) state.gone = true;
+          else throw outputFailed(label, error);
+        });
+      }
+      check();
     },
     async commit() {
-      stream.off('error', onError);
-      if (failure) throw outputFailed(label, failure);
+      check();
     },
-    async abort() {
-      stream.off('error', onError);
-    },
+    async abort() {},
   };
   return output;
 }

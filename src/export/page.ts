@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto';
 import { AuthError, ServiceError, StoppedError, UsageError } from '../errors.js';
 import { PrintTable, quickPrint } from '../infra/fingerprints.js';
 import type { ServiceClient } from '../service/client.js';
+import { calledUrl, isMissingRoute, LIST_PATH, missingRouteError } from '../service/missing-route.js';
 import { createWireSlots, type WireSlots } from '../service/wire-slots.js';
 import type { Client, ListClientsQuery, ListPage } from '../service/schemas.js';
 
@@ -119,6 +120,8 @@ export async function* pageClients(
     try {
       first = await abortable(fetchPage(0), signal);
     } catch (error) {
+      // No List Clients at this base URL: said once, with the URL and the fix (exit 2).
+      if (isMissingRoute(error)) throw missingRouteError(calledUrl('GET', options.service.baseUrl, LIST_PATH), 'List Clients', String(error.status), error);
       if (!refusesPageZero(error)) throw error;
       base = 1;
       first = await abortable(fetchPage(1), signal);

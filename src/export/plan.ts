@@ -8,6 +8,7 @@ import { UsageError } from '../errors.js';
 import { makeParentFolders } from '../infra/folders.js';
 import { lockOutput, refuseLink } from '../infra/output-files.js';
 import type { FileLock } from '../infra/lock.js';
+import { injected } from '../infra/inject.js';
 import { shownPath } from '../infra/printable.js';
 import { sweepStaleTemps } from '../infra/temp-files.js';
 import type { IncrementalRun, LastOutput } from './incremental.js';
@@ -16,7 +17,9 @@ import { readReported, startNewSinceLast } from './new-since-last.js';
 import type { checkExportSettings } from './options.js';
 import { datedNameHint, expandOutName, isGzipName } from './out-name.js';
 import type { PageFilters } from './page.js';
+import type { Client } from '../service/schemas.js';
 import { readState, startSinceLast } from './since-last.js';
+import { datesIn, planWindow, type RunWindow } from './window.js';
 
 export type CheckedSettings = ReturnType<typeof checkExportSettings>;
 
@@ -42,12 +45,20 @@ export interface ExportPlan {
   replaces: boolean;
   incremental: IncrementalRun | undefined;
   filters: PageFilters;
+  /** The window as decided (a period, if any); a period report up to date plans nothing else. */
+  window: RunWindow;
+  /** The clients of a page to write (a period's own, an incremental run's new ones). */
+  select: (clients: readonly Client[]) => Client[];
 }
 
 export async function planExport(input: PlanInput, settings: CheckedSettings, locks: FileLock[]): Promise<ExportPlan> {
   const statePath = checkModes(input, settings);
-  const started = (input.now ?? (() => new Date()))();
-  const out = typeof input.out === 'string' ? expandOutName(input.out, started, input.report) : input.out;
+  // A test's clock (injected) stands in for the real one when the caller gave none.
+  const started = (input.now ?? injected.now ?? (() => new Date()))();
+  const window = await planWindow(input, settings, started);
+  if (window.chained && 'upToDate' in window.chained) return upToDate(input, started, window);
+  const names = { zone: settings.timeZone, period: window.period };
+  const out = typeof input.out === 'string' ? expandOutName(input.out, started, input.report, names) : input.out;
   input.onOutName?.(typeof out === 'string' ? out : 'stream');
   const gzip = typeof out === 'string' && (input.gzip === true || isGzipName(out));
   if (gzip && settings.format === 'xlsx') throw new UsageError('an xlsx workbook is already compressed: drop gzip', 'bad_option');
@@ -71,11 +82,11 @@ export async function planExport(input: PlanInput, settings: CheckedSettings, lo
   }
   const replaces = found !== undefined;
   if (replaces && input.overwrite !== true) throw outputExists(out as string, input.out as string, statePath !== undefined);
-  const incremental = await startIncremental(input, settings, started, replaces ? (out as string) : undefined);
-  const createdFrom = incremental ? incremental.createdFrom : settings.createdFrom;
+  const incremental = await startIncremental(input, settings, started, replaces ? (out as string) : undefined, window);
+  const createdFrom = incremental ? incremental.createdFrom : window.createdFrom;
   // Without an upper bound, clients created while we page would shift later pages (in desc
   // order every page) and change the result mid-way; the start instant fixes the set.
-  const createdTo = incremental ? incremental.createdTo : (settings.createdTo ?? started.toISOString());
+  const createdTo = incremental ? incremental.createdTo : (window.createdTo ?? started.toISOString());
   const filters: PageFilters = {
     direction: settings.direction,
     ...(settings.status && { status: settings.status }),
@@ -83,7 +94,16 @@ export async function planExport(input: PlanInput, settings: CheckedSettings, lo
     ...(createdFrom !== undefined && { 'created_at.from': createdFrom }),
     'created_at.to': createdTo,
   };
-  return { started, out, gzip, replaces, incremental, filters };
+  const inWindow = window.select ?? ((clients: readonly Client[]) => clients as Client[]);
+  const chosen = incremental ? (clients: readonly Client[]) => incremental.select(inWindow(clients)) : inWindow;
+  const select = settings.datesInTimeZone ? (clients: readonly Client[]) => chosen(clients).map(datesIn(settings.timeZone)) : chosen;
+  return { started, out, gzip, replaces, incremental, filters, window, select };
+}
+
+/** A period report that ran again within its period: nothing to name, lock or write. */
+function upToDate(input: PlanInput, started: Date, window: RunWindow): ExportPlan {
+  const none = (clients: readonly Client[]) => clients as Client[];
+  return { started, out: typeof input.out === 'string' ? '' : input.out, gzip: false, replaces: false, incremental: undefined, filters: { direction: 'asc', 'created_at.to': started.toISOString() }, window, select: none };
 }
 
 /** The incremental modes' conditions; returns the state file, if any. */
@@ -109,22 +129,28 @@ async function startIncremental(
   settings: CheckedSettings,
   started: Date,
   replacing: string | undefined,
+  window: RunWindow,
 ): Promise<IncrementalRun | undefined> {
   const replay = (path: string, last: LastOutput | undefined) =>
     replacing !== undefined && last !== undefined && replacesLast(path, last, replacing);
   if (input.sinceLast !== undefined) {
     const state = await readState(input.sinceLast);
-    return startSinceLast(input.sinceLast, state, settings, started, replay(input.sinceLast, state?.last));
+    const chained = window.chained && 'period' in window.chained ? window.chained : undefined;
+    return startSinceLast(input.sinceLast, state, settings, started, replay(input.sinceLast, state?.last), chained);
   }
   if (input.newSinceLast !== undefined) {
     const state = await readReported(input.newSinceLast);
-    return startNewSinceLast(input.newSinceLast, state, settings, started, replay(input.newSinceLast, state?.meta.last));
+    const bounds = { ...settings, createdFrom: window.createdFrom, createdTo: window.createdTo };
+    return startNewSinceLast(input.newSinceLast, state, bounds, started, replay(input.newSinceLast, state?.meta.last));
   }
   return undefined;
 }
 
 function outputExists(out: string, template: string, incremental: boolean): UsageError {
-  const again = incremental ? " (in an incremental run it exports that file's clients again, with the new ones)" : '';
+  // Only the state's last output may be replaced (replacesLast): the hint must not promise more.
+  const again = incremental
+    ? " (in an incremental run only if it is the last run's own file: its clients are exported again, with the new ones; any other file: move it away)"
+    : '';
   return new UsageError(
     `${shownPath(out)} exists: an export never replaces a file silently; pass --overwrite${again}${datedNameHint(template)}`,
     'output_exists',

@@ -16,13 +16,13 @@ import type { FileLock } from '../infra/lock.js';
 import { ExportAccount } from './account.js';
 import { flattenClient } from './columns.js';
 import { EXPORT_DEFAULTS } from './defaults.js';
-import { createEncoder } from './encode.js';
+import { keepCountries } from './country-filter.js';
 import { checkExportSettings, type ExportSettings } from './options.js';
-import { openOutput, type Output } from './output.js';
 import { busyPrefetch, newPagingStats, pageClients, pagesAhead } from './page.js';
 import { type CheckedSettings, type ExportPlan, type PlanInput, planExport } from './plan.js';
-import { type ExportSummary, type RunFigures, summarize } from './summary.js';
-import { zipWorkbook } from './xlsx-package.js';
+import { type ExportSummary, reportFacts, reportFigures, type RunFigures, summarize } from './summary.js';
+import { summarizeUpToDate } from './up-to-date.js';
+import { ReportWriter } from './report-writer.js';
 
 export type { ExportSummary, IncrementalSummary } from './summary.js';
 
@@ -113,16 +113,28 @@ export async function runExportClients(options: ExportClientsOptions): Promise<E
   const settings = checkExportSettings(options, 'library', typeof options.out === 'string' ? options.out : undefined);
   if (options.out === '-')
     throw new TypeError("exportClients: pass a writable stream (stdout, say), not '-'");
+  // A period report goes on while periods it missed wait, each to its own file, the state saved after each.
+  const earlier: ExportSummary[] = [];
+  for (;;) {
+    const summary = await exportOnce(options, settings);
+    if (summary.incremental?.period?.more !== true) return earlier.length === 0 ? summary : { ...summary, earlierPeriods: earlier };
+    earlier.push(summary);
+  }
+}
+
+/** One output: planned, written, committed, its state saved. */
+async function exportOnce(options: ExportClientsOptions, settings: CheckedSettings): Promise<ExportSummary> {
   const locks: FileLock[] = [];
   try {
     const plan = await planExport(options, settings, locks);
+    if (plan.window.chained && 'upToDate' in plan.window.chained) return summarizeUpToDate(plan, settings, options.sinceLast!, plan.window.chained);
     for (const lock of locks) if (lock.replaced !== undefined) options.onLockReplaced?.(lock.path, lock.replaced);
     options.onPlan?.({ out: typeof plan.out === 'string' ? plan.out : 'stream', replaces: plan.replaces });
-    const target = await openOutput(plan.out, 'stream', { gzip: plan.gzip, overwrite: options.overwrite, mode: options.fileMode });
-    const output = settings.format === 'xlsx' ? zipWorkbook(target) : target;
+    const target = { out: plan.out, gzip: plan.gzip, overwrite: options.overwrite, fileMode: options.fileMode };
+    const output = await ReportWriter.open(settings, target, settings.timeZone);
     const run = await writePages(options, settings, plan, output);
     // Only now, with the output in place: a failed or killed run leaves the old state.
-    await plan.incremental?.save(output.target, run.rows);
+    await plan.incremental?.save(run.target, run.rows);
     return summarize(plan, settings, run, options.fileMode);
   } finally {
     for (const lock of locks) lock.release();
@@ -137,10 +149,10 @@ async function writePages(
   options: ExportClientsOptions,
   settings: CheckedSettings,
   plan: ExportPlan,
-  output: Output,
+  output: ReportWriter,
 ): Promise<RunFigures> {
   const clock = Date.now();
-  const encoder = createEncoder(settings);
+  const keep = keepCountries(settings.country);
   const stats = newPagingStats(settings.pageSize);
   const account = new ExportAccount();
   // `--prefetch auto` starts near where the last export from this service settled (pace memory).
@@ -148,7 +160,6 @@ async function writePages(
   const start = rememberedStart(memory && recall(memory, 'export'), EXPORT_DEFAULTS.startPrefetch, settings.maxPrefetch);
   const prefetch = createAdaptiveLimit({ limit: settings.prefetch, start, max: settings.maxPrefetch });
   const wire = createWireSlots(prefetch.current);
-  const counts: RunFigures['counts'] = {};
   let rows = 0;
   const progress = progressReporter(
     options.onProgress,
@@ -161,8 +172,6 @@ async function writePages(
     wire.limit = prefetch.current;
   });
   try {
-    const head = encoder.start();
-    if (head !== '') await output.write(head);
     const pagesIn = pageClients(
       {
         service: options.service,
@@ -176,29 +185,26 @@ async function writePages(
       stats,
     );
     for await (const page of pagesIn) {
-      const clients = plan.incremental ? plan.incremental.select(page.clients) : page.clients;
+      const selected = plan.select(page.clients);
+      const clients = keep ? keep(selected) : selected;
       account.page(page, clients.length);
       if (clients.length === 0) continue;
-      for (const client of clients) {
-        const row = (counts[client.status ?? '?'] ??= {});
-        row[client.credit_status ?? '?'] = (row[client.credit_status ?? '?'] ?? 0) + 1;
-      }
       const flat = clients.map(flattenClient);
-      await output.write(encoder.encode(flat));
+      await output.write(flat);
       account.wrote(flat.length);
       rows += clients.length;
       progress.tick();
+      // The reader of a pipe closed it (`| head`): its choice, as for `cat`; the rest is not paged.
+      if (output.readerGone) break;
     }
-    const tail = encoder.end();
-    if (tail !== '') await output.write(tail);
-    const figures = account.check(stats, rows);
-    await output.commit();
+    const figures = output.readerGone ? account.figures(stats) : account.check(stats, rows);
+    const report = await output.commit(reportFacts(plan, settings, options.report));
     // A run of a few pages says little of where a long one settles.
     if (memory !== undefined && prefetch.answered >= REMEMBERED_ANSWERS) {
       remember(memory, 'export', { settled: prefetch.limits().settled, throttled: prefetch.throttled, at: new Date().toISOString() });
     }
     const elapsedMs = Date.now() - clock;
-    return { target: output.target, rows, bytes: output.bytes, stats, prefetch: prefetch.limits(), counts, account: figures, elapsedMs };
+    return { ...reportFigures(report, output.readerGone), rows, stats, prefetch: prefetch.limits(), account: figures, elapsedMs };
   } catch (error) {
     await output.abort();
     throw error;

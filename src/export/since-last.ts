@@ -14,6 +14,7 @@ import { UsageError } from '../errors.js';
 import type { Client } from '../service/schemas.js';
 import { checkStateFilters, type IncrementalRun, stateFilters } from './incremental.js';
 import { openState, replaceState } from './state-file.js';
+import { inPeriod, type Period } from './period.js';
 
 const STATE_VERSION = 1;
 
@@ -21,8 +22,10 @@ const seenSchema = z.object({ id: z.string(), created_at: z.string() });
 
 const stateSchema = z.object({
   version: z.literal(STATE_VERSION),
-  /** The previous run's `created_at.to`, exactly as sent. */
+  /** The previous run's `created_at.to`, exactly as sent; with a period, the next period's start. */
   bound: z.string(),
+  /** A calendar-aligned report: each run exports the whole periods ended since the bound, one file each. */
+  period: z.object({ name: z.string(), zone: z.string() }).optional(),
   /** Clients written by earlier runs whose created_at is within NEAR_MS below the bound's second. */
   near: z.array(seenSchema),
   /** The filters the state was made with: another filter would need another window. */
@@ -108,6 +111,13 @@ export interface SinceLastSettings {
   createdFrom: string | undefined;
 }
 
+/** A period report's window for this run: the first period not exported yet (planned in period-chain.ts). */
+export interface ChainedPeriod {
+  period: Period;
+  /** More ended periods wait after this one: the run goes on with them, each to its own file. */
+  more: boolean;
+}
+
 /**
  * The run's window: from the last bound (skipping the ids written at it) to `started`; or, when
  * the last run's file is replaced, from that run's own start, so its clients are written again.
@@ -118,9 +128,17 @@ export function startSinceLast(
   settings: SinceLastSettings,
   started: Date,
   replay: boolean,
+  chained?: ChainedPeriod,
 ): IncrementalRun {
   const filters = stateFilters(settings.status, settings.creditStatus);
   if (state) checkStateFilters(path, state.filters, filters);
+  if (chained) return startPeriod(path, state, filters, chained, replay);
+  if (state?.period) {
+    throw new UsageError(
+      `the state file ${path} was made with --period ${state.period.name} in ${state.period.zone}, not without a period: use one state file per report`,
+      'state_mismatch',
+    );
+  }
   if (replay && state && (state.last.from === undefined || state.last.skipAtFrom === undefined)) {
     throw new UsageError(
       `${state.last.out} is the last output of ${path}, written by an older ccs-bulk that did not record its window: ` +
@@ -161,6 +179,62 @@ export function startSinceLast(
       previousBound: state?.bound,
       skippedAtBound: skipped,
       ...(replay && state && { replaced: { out: state.last.out, from: createdFrom ?? null } }),
+    }),
+  };
+}
+
+/**
+ * One period of a calendar-aligned report: [from, end) exactly. The bounds sent are whole
+ * seconds (a period starts at a local midnight) and both inclusive, so a service that compares
+ * in seconds or rounds still lists every client of the period; the client at the end itself,
+ * and any the service's rounding lets in from outside, are dropped here by their own created_at
+ * and left to the period they belong to. The state's bound is the next period's start.
+ */
+function startPeriod(
+  path: string,
+  state: SinceLastState | undefined,
+  filters: SinceLastState['filters'],
+  { period, more }: ChainedPeriod,
+  replay: boolean,
+): IncrementalRun {
+  if (replay && state) {
+    throw new UsageError(
+      `${state.last.out} holds ${state.period?.name ?? 'a period'} already exported by ${path}: each period goes to its own file; put {period} in the output name`,
+      'output_exists',
+    );
+  }
+  if (state && Date.parse(state.bound) !== period.fromMs) {
+    throw new UsageError(`the state file ${path} moved on while this run was planned (another run?): run it again`, 'state_invalid');
+  }
+  const createdFrom = new Date(period.fromMs).toISOString();
+  const createdTo = new Date(period.endMs).toISOString();
+  let dropped = 0;
+  const keep = inPeriod(period);
+  return {
+    createdFrom,
+    createdTo,
+    more,
+    select(clients: readonly Client[]) {
+      const kept = keep(clients);
+      dropped += clients.length - kept.length;
+      return kept;
+    },
+    save: (out, rows) =>
+      writeState(path, {
+        version: STATE_VERSION,
+        bound: createdTo,
+        period: { name: period.name, zone: period.zone },
+        near: [],
+        filters,
+        last: { out: resolve(out), rows, finishedAt: new Date().toISOString(), from: createdFrom, skipAtFrom: [] },
+      }),
+    summary: () => ({
+      mode: 'since-last',
+      state: path,
+      resumed: state !== undefined,
+      previousBound: state?.bound,
+      skippedAtBound: dropped,
+      period: { name: period.name, label: period.label, zone: period.zone, more },
     }),
   };
 }

@@ -7,6 +7,12 @@ import type { ExportFormat } from './defaults.js';
 import type { IncrementalSummary } from './incremental.js';
 import type { CheckedSettings, ExportPlan } from './plan.js';
 import type { PagingStats } from './page.js';
+import { firstWarnings, type PeriodSummary, periodSummary } from './window.js';
+import { toolVersion } from '../import/record/provenance.js';
+import type { ReportPart, ReportResult } from './report-writer.js';
+import type { SummaryFacts } from './summary-sheet.js';
+
+export type { PeriodSummary };
 
 export type { IncrementalSummary };
 
@@ -69,8 +75,38 @@ export interface ExportSummary {
   };
   /** True when no --created-to was given and the bound was pinned to the export's start. */
   createdToPinned: boolean;
-  /** Rows written per status × credit_status, e.g. { approved: { active: 3, inactive: 1 } }. */
+  /** The IANA time zone of the window, the period and the dates in the file's name (`UTC` unless one was given). */
+  timeZone: string;
+  /** created_at was written in timeZone, with its offset (`datesInTimeZone`). */
+  datesInTimeZone: boolean;
+  /** With a period: the one this file holds, [from, end) in its zone. */
+  period?: PeriodSummary | undefined;
+  /** A period report that caught up: the files written before this one, one per missed period, oldest first. */
+  earlierPeriods?: ExportSummary[] | undefined;
+  /** Said once, when the state is made: what this kind of report leaves out; and an xlsx that went on past a sheet's row limit. */
+  warnings?: string[] | undefined;
+  /**
+   * Rows written per status × credit_status, every cell of the statuses and credit statuses
+   * asked for (zeros included), with a `total` per status and a `total` row:
+   * { approved: { active: 3, inactive: 0, total: 3 }, …, total: { active: 9, inactive: 2, total: 11 } }.
+   */
   counts: Record<string, Record<string, number>>;
+  /** The header written for each column (the column's name unless relabelled). */
+  headers: readonly string[];
+  /** Rows written per country code ('' for none), most first. */
+  byCountry: Record<string, number>;
+  /** Rows written per month of created_at (`2025-01`) in timeZone, in order. */
+  byMonth: Record<string, number>;
+  /** Rows written per ISO week of created_at (`2025-W05`) in timeZone, in order. */
+  byWeek: Record<string, number>;
+  /** Only clients of these countries (ISO codes), filtered client-side after paging the whole window; undefined: all. */
+  country: readonly string[] | undefined;
+  /** With `split`: the sheets (xlsx) or files written, and the clients in each. */
+  parts?: ReportPart[] | undefined;
+  /** With `summaryFile`: the summary's CSV file, written beside the report. */
+  summaryFile?: string | undefined;
+  /** `--out -` whose reader closed the pipe early (`| head`): the export stopped there, as `cat` does; exit 0. */
+  readerClosed?: boolean | undefined;
   /** The end-of-run account: pages and clients, checked before the file was put in place. */
   account: AccountFigures;
   /** With sinceLast or newSinceLast: the window's origin and the state. */
@@ -86,7 +122,65 @@ export interface RunFigures {
   counts: ExportSummary['counts'];
   account: AccountFigures;
   elapsedMs: number;
+  byCountry?: Record<string, number> | undefined;
+  byMonth?: Record<string, number> | undefined;
+  byWeek?: Record<string, number> | undefined;
+  parts?: ReportPart[] | undefined;
+  summaryFile?: string | undefined;
+  readerClosed?: boolean | undefined;
+  warnings?: string[] | undefined;
 }
+
+/** The writer's result as run figures (counts, parts, the file written). */
+export function reportFigures(report: ReportResult, readerClosed: boolean): Omit<RunFigures, 'rows' | 'stats' | 'prefetch' | 'account' | 'elapsedMs'> {
+  const { tally } = report;
+  return {
+    target: report.target,
+    bytes: report.bytes,
+    counts: tally.counts,
+    byCountry: tally.byCountry,
+    byMonth: tally.byMonth,
+    byWeek: tally.byWeek,
+    ...(report.parts && { parts: report.parts }),
+    ...(report.summaryFile !== undefined && { summaryFile: report.summaryFile }),
+    ...(readerClosed && { readerClosed }),
+    ...(report.warnings.length > 0 && { warnings: report.warnings }),
+  };
+}
+
+/** What the summary sheet and file say of the run besides the counts. */
+export function reportFacts(plan: ExportPlan, settings: CheckedSettings, report: string | undefined): Omit<SummaryFacts, 'out' | 'madeAt'> {
+  const period = periodSummary(plan);
+  const notes = [...settings.boundNotes];
+  if (period !== undefined) notes.unshift(`period ${period.name}: ${period.label}, ${period.fromLocal} to ${period.endLocal} (excluded), ${period.zone}`);
+  const incremental = plan.incremental?.summary();
+  if (incremental !== undefined) {
+    notes.push(
+      incremental.mode === 'since-last'
+        ? `incremental: clients created since the last run (state ${incremental.state})`
+        : `incremental: clients that entered the filter since the last run (state ${incremental.state})`,
+    );
+  }
+  return {
+    format: settings.format,
+    report,
+    from: plan.filters['created_at.from'],
+    // A period ends at its first instant after it, excluded; the pinned end of one not over is the run's start.
+    to: period?.ended === true ? period.end : (plan.filters['created_at.to'] ?? plan.started.toISOString()),
+    toExcluded: period?.ended === true,
+    pinned: period === undefined ? settings.createdTo === undefined && incremental === undefined : !period.ended,
+    timeZone: settings.timeZone,
+    status: settings.status,
+    creditStatus: settings.creditStatus,
+    country: settings.country,
+    order: settings.sort ? `${settings.sort.column} ${settings.sort.desc ? 'descending' : 'ascending'}` : `created_at ${settings.direction === 'asc' ? 'ascending' : 'descending'}`,
+    notes,
+    version: toolVersion(),
+  };
+}
+
+/** The state's first-run warnings, and the writer's (a workbook grown past a sheet). */
+const warningsOf = (plan: ExportPlan, settings: CheckedSettings, run: RunFigures) => [...firstWarnings(plan, settings), ...(run.warnings ?? [])];
 
 export function summarize(plan: ExportPlan, settings: CheckedSettings, run: RunFigures, fileMode?: number): ExportSummary {
   const { filters, incremental } = plan;
@@ -117,8 +211,20 @@ export function summarize(plan: ExportPlan, settings: CheckedSettings, run: RunF
       direction: settings.direction,
       notes: settings.boundNotes,
     },
-    createdToPinned: settings.createdTo === undefined,
+    createdToPinned: plan.window.period === undefined ? settings.createdTo === undefined : !periodSummary(plan)!.ended,
+    timeZone: settings.timeZone,
+    datesInTimeZone: settings.datesInTimeZone,
+    ...(plan.window.period && { period: periodSummary(plan) }),
+    ...(warningsOf(plan, settings, run).length > 0 && { warnings: warningsOf(plan, settings, run) }),
     counts: run.counts,
+    headers: settings.headers,
+    byCountry: run.byCountry ?? {},
+    byMonth: run.byMonth ?? {},
+    byWeek: run.byWeek ?? {},
+    country: settings.country,
+    ...(run.parts && { parts: run.parts }),
+    ...(run.summaryFile !== undefined && { summaryFile: run.summaryFile }),
+    ...(run.readerClosed === true && { readerClosed: true }),
     account: run.account,
     ...(incremental && { incremental: incremental.summary() }),
   };

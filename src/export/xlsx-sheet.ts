@@ -8,7 +8,7 @@ import { UsageError } from '../errors.js';
 import type { ExportColumn } from './columns.js';
 import type { Encoder } from './encoder.js';
 import { keepLookalike } from './escape.js';
-import { STYLE } from './xlsx-package.js';
+import { STYLE } from './xlsx-styles.js';
 
 /** Excel's limits: rows in a sheet (the header is one) and characters in a cell. */
 export const MAX_SHEET_ROWS = 1_048_576;
@@ -34,16 +34,22 @@ const WIDTHS: Record<ExportColumn, number> = {
   documents: 60,
 };
 
-const HEAD =
+/** Only the tab the workbook opens on is selected: two selected tabs are a group that edits both. */
+const head = (selected: boolean) =>
   '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' +
   '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" ' +
   'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">' +
-  '<sheetViews><sheetView tabSelected="1" workbookViewId="0">' +
+  `<sheetViews><sheetView${selected ? ' tabSelected="1"' : ''} workbookViewId="0">` +
   '<pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/>' +
   '<selection pane="bottomLeft" activeCell="A2" sqref="A2"/></sheetView></sheetViews>' +
   '<sheetFormatPr defaultRowHeight="15"/>';
 
-export function createSheetEncoder(columns: readonly ExportColumn[]): Encoder {
+/** `headers`: the header row's text per column (default: the column names). */
+export function createSheetEncoder(
+  columns: readonly ExportColumn[],
+  headers: readonly string[] = columns,
+  selected = true,
+): Encoder {
   const letters = columns.map((_, index) => columnLetter(index));
   const lastLetter = letters[letters.length - 1] ?? 'A';
   const styles = columns.map((column) => (IDENTIFIERS.has(column) ? STYLE.text : 0));
@@ -51,10 +57,10 @@ export function createSheetEncoder(columns: readonly ExportColumn[]): Encoder {
   return {
     start() {
       const widths = columns
-        .map((column, i) => `<col min="${i + 1}" max="${i + 1}" width="${WIDTHS[column]}" customWidth="1"/>`)
+        .map((column, i) => `<col min="${i + 1}" max="${i + 1}" width="${headers[i] === column ? WIDTHS[column] : Math.max(WIDTHS[column], headers[i]!.length + 2)}" customWidth="1"/>`)
         .join('');
-      const header = columns.map((column, i) => textCell(`${letters[i]}1`, column, STYLE.header)).join('');
-      return `${HEAD}<cols>${widths}</cols><sheetData><row r="1">${header}</row>`;
+      const header = columns.map((_, i) => textCell(`${letters[i]}1`, headers[i]!, STYLE.header)).join('');
+      return `${head(selected)}<cols>${widths}</cols><sheetData><row r="1">${header}</row>`;
     },
     encode(clients) {
       let xml = '';
@@ -94,7 +100,7 @@ export function createSheetEncoder(columns: readonly ExportColumn[]): Encoder {
 const NEEDS_CARE = /[&<>_\x00-\x1f\ufffe\uffff]|^ | $/;
 const EDGE_SPACE = /^[ \t\n\r]|[ \t\n\r]$/;
 
-function textCell(ref: string, value: string, style: number, id?: string, column?: string): string {
+export function textCell(ref: string, value: string, style: number, id?: string, column?: string): string {
   if (value.length > MAX_CELL_CHARS) throw tooLong(id, column, value.length);
   const s = style === 0 ? '' : ` s="${style}"`;
   if (!NEEDS_CARE.test(value)) return `<c r="${ref}"${s} t="inlineStr"><is><t>${value}</t></is></c>`;
@@ -147,7 +153,7 @@ export function excelSerial(text: string): number | undefined {
   return (ms - EPOCH_MS) / DAY_MS;
 }
 
-function columnLetter(index: number): string {
+export function columnLetter(index: number): string {
   let letters = '';
   for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) {
     letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
@@ -158,7 +164,7 @@ function columnLetter(index: number): string {
 function tooManyRows(): UsageError {
   return new UsageError(
     `an xlsx sheet holds ${MAX_SHEET_ROWS - 1} clients below its header and this export has more: ` +
-      'narrow it (--created-from, --created-to, --status) or export --format csv',
+      'split it over sheets (--split rows:1000000, --split month), narrow it (--created-from, --created-to, --status) or export --format csv',
     'xlsx_too_many_rows',
   );
 }

@@ -44,7 +44,8 @@ export const HEADER_WORDS: HeaderTable = {
   en: {
     name: ['name', 'full name', 'client name', 'customer name', 'legal name'],
     email: ['email', 'e-mail', 'email address', 'e-mail address', 'mail'],
-    country: ['country', 'country code', 'country iso', 'nation'],
+    // The CRM and address-book spellings after the plain ones (crm-exports.ts has their whole exports).
+    country: ['country', 'country code', 'country iso', 'nation', 'country/region', 'mailing country', 'billing country', 'business country/region', 'address 1 - country'],
     address: ['address', 'street address', 'postal address', 'full address'],
     currency: ['currency', 'currency code', 'ccy'],
     application_date: ['application date', 'application_date', 'applied on', 'date applied', 'applicationdate'],

@@ -2,7 +2,8 @@
  * The import's plan: everything that can refuse a run does so here, before the first request
  * — output paths, the input's format and headers, the column mapping, the results file.
  */
-import { type ColumnPlan, headerTest, mapColumns } from './row/columns.js';
+import { type ColumnPlan, headerTest, mapColumns, usedColumns } from './row/columns.js';
+import { checkTemplates, formatTemplate, isTemplate } from './row/composite.js';
 import { type FailedFile, openFailed } from './record/failed.js';
 import type { Field } from './fields.js';
 import { checkDistinctPaths, INPUT, lockOutput } from '../infra/output-files.js';
@@ -51,7 +52,7 @@ export interface OpenPlan {
   plan: ColumnPlan;
   results: ResultsFile;
   failedFile: FailedFile | undefined;
-  /** field → the header that feeds it */
+  /** field → the header that feeds it (a template for a field built from several columns) */
   columns: Partial<Record<Field, string>>;
   /** The results file existed, written by validate, and is replaced. */
   replacesValidate: boolean;
@@ -62,6 +63,8 @@ export interface OpenPlan {
 }
 
 export async function planImport(input: PlanInput): Promise<OpenPlan> {
+  // A template's braces are checked before any file is touched (its columns once the header is read).
+  checkTemplates(input.map);
   checkDistinctPaths([
     { flag: INPUT, path: input.rows === undefined ? input.file : undefined },
     { flag: '--results', path: input.results },
@@ -112,6 +115,7 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
         encoding: info.format === 'csv' ? { name: info.encoding, bom: info.encodingSource === 'bom' } : undefined,
         dropColumn,
         columns: plan.columns,
+        composites: plan.composites,
         source: { name: basename(input.file), word: positionWord(info.format) },
       });
     }
@@ -130,8 +134,9 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
       sourceHash = Promise.resolve(check.sha256);
     } else sourceHash = hashFile(input.file);
     results = await openResults(input.results, { ...resultsOptions, usable, sourceHash, trail: !input.dryRun });
+    // A field built from several columns is named by its template, as --map takes it (and a header with a brace as one).
     const columns = Object.fromEntries(
-      Object.entries(plan.columns).map(([field, index]) => [field, source.headers[index] ?? '']),
+      Object.entries(plan.columns).map(([field, index]) => [field, plan.composites[field as Field]?.template ?? asMapValue(source.headers[index] ?? '')]),
     ) as Partial<Record<Field, string>>;
     // Last: a refused run leaves the earlier page where it was.
     const retiredReport = input.report === undefined ? undefined : retireReport(input.report, { startedAt: resultsOptions.meta.startedAt, results: input.results });
@@ -145,6 +150,11 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
   }
 }
 
+/** A header as --map takes it back: one with a brace in it is written as a one-part template. */
+function asMapValue(header: string): string {
+  return isTemplate(header) ? formatTemplate({ lead: '', parts: [{ header, after: '' }] }) : header;
+}
+
 /**
  * The `error` column a --failed file ends with: when that file is imported again, the old text
  * is not carried into the new results or --failed file (it would sit beside rows now created).
@@ -153,5 +163,5 @@ export async function planImport(input: PlanInput): Promise<OpenPlan> {
 function failedFilesError(headers: readonly string[], plan: ColumnPlan): number | undefined {
   const last = headers.length - 1;
   if (last < 0 || headers[last] !== 'error') return undefined;
-  return Object.values(plan.columns).includes(last) ? undefined : last;
+  return usedColumns(plan).has(last) ? undefined : last;
 }

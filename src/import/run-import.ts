@@ -9,11 +9,11 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CcsError, InputError } from '../errors.js';
 import { injected } from '../infra/inject.js';
-import { type OnProgress, type ProgressReporter, progressReporter, type ProgressSnapshot } from '../infra/progress-report.js';
+import { FinishPace, type OnProgress, type ProgressReporter, progressReporter, type ProgressSnapshot, rowProgress } from '../infra/progress-report.js';
 import { type LimitReport, paceNote } from '../service/adaptive-limit.js';
 import { type PaceMemory, paceMemoryFor } from '../service/pace-memory.js';
 import type { ServiceClient } from '../service/client.js';
-import { accountForRun, RowLedger, type RunAccount } from './record/account.js';
+import { accountForRun, refusedRow, RowLedger, type RunAccount } from './record/account.js';
 import { type ClassifyRules, classifyRow, type Held, type RowVerdict } from './row/classify-row.js';
 import { defaultResultsPath, IMPORT_DEFAULTS } from './defaults.js';
 import type { Field } from './fields.js';
@@ -24,12 +24,13 @@ import type { SourceChanges } from './record/source-changes.js';
 import { positionWord, type RawRecord, type ReadOptions, type RowSource, type RowsInput, type SourceInfo } from './read/index.js';
 import { Recorder, type Stop } from './record/recorder.js';
 import { metaPath } from './record/results-meta.js';
+import { trailPath } from './record/trail.js';
 import { OUTCOMES, type Outcome } from './record/results.js';
 import { createSender, type SendRow } from './send/sender.js';
 import { type Shard, shardOfKey, shardOfRow, shardResultsPath } from './send/shard.js';
 import { createSendWindow, type SendWindow, signedBacklog } from './send/send-window.js';
 import { type InvalidRow, type Normalization, RunNotes } from './record/run-notes.js';
-import { AnswerStreak, systemicMessage } from './send/systemic.js';
+import { AnswerStreak, settleOpening, systemicMessage } from './send/systemic.js';
 import { rowValidator } from './row/validate-row.js';
 import type { HeldSummary, ListingProgress } from './send/held-emails.js';
 import { type Matching, settleHeld, startMatching, stopFor } from './send/match.js';
@@ -39,7 +40,10 @@ import { inLibraryWords, toLibraryWords } from '../infra/library-words.js';
 import { type RunStopped, stopError } from './record/stop-error.js';
 import { type RowResult, rowResultOf } from './record/row-result.js';
 import type { Identity } from './row/identity.js';
+import { dropExportFooter } from './row/export-footer.js';
 import { checkUnmapped, type LookalikeColumn } from './row/unmapped.js';
+import type { CompositeField } from './row/composite.js';
+import type { PartialAddress } from './row/address-parts.js';
 import { type DateReading, settleDates } from './row/date-order.js';
 import { type LostLetters, watchLostLetters } from './row/lost-letters.js';
 import type { Language } from './fields.js';
@@ -75,7 +79,11 @@ export interface ImportSettings {
   resume?: boolean;
   /** Replace an existing results file, kept beside it as a dated `.bak.csv` first. Default false: an existing one is refused. */
   overwrite?: boolean;
-  /** Field → header, for a column the header matcher does not find (`{ email: 'E-Mail-Adresse' }`); with `rows`, field → your key. */
+  /**
+   * Field → header, for a column the header matcher does not find (`{ email: 'E-Mail-Adresse' }`); with `rows`, field → your key.
+   * A value with braces builds the field from several columns: `{ name: '{First Name} {Last Name}' }` (empty parts drop
+   * with their separators; bad braces reject with a UsageError before the file is read).
+   */
   map?: Partial<Record<Field, string>>;
   /**
    * The day/month order of dates not in ISO form: `auto` (the default: from the file, a day over
@@ -199,6 +207,12 @@ export interface ImportPlan {
   columnLanguages?: Partial<Record<Field, Language>>;
   /** How dates not in ISO form are read, and why (see `dateFormat`). */
   dates?: DateReading;
+  /** Fields built from several columns (a `map` template, or a recognized export's): parts and first results. */
+  composites?: Partial<Record<Field, CompositeField>>;
+  /** The export the header row was recognized as (`a Salesforce contacts report`), when it was. */
+  recognized?: string | undefined;
+  /** City or postal-code columns the address leaves out: only a dry run gets this far with any (an import stops). */
+  partialAddress?: PartialAddress | undefined;
 }
 
 /**
@@ -220,6 +234,16 @@ export interface ImportSummary {
   rows: number;
   /** Rows by outcome (`created`, `existing`, `invalid`, `failed`…), every outcome present, 0 included. */
   counts: Record<Outcome, number>;
+  /**
+   * Of `failed`: rows the service refused for what they hold (a 4xx other than 401, 403, 404, 405 and
+   * the retryable 408, 425, 429): neither a retry nor `resume` changes their answer, the row must be fixed.
+   */
+  refused: number;
+  /**
+   * Of `not_attempted`: rows whose request had gone out when the run stopped, their answer unknown
+   * (the service may hold them); `resume` sends them again under the same idempotency key.
+   */
+  inFlightAtStop: number;
   /** Of `created`: clients the service already held before the run (replays of an earlier run's rows under the same key). */
   replayed: number;
   /** The first invalid rows (invalidRowsListed), each problem with its column. */
@@ -256,6 +280,10 @@ export interface ImportSummary {
   unknownColumns: string[];
   /** As in the plan: a dry run's warning (an import stops before sending instead). */
   lookalikeColumns: LookalikeColumn[];
+  /** As in the plan: fields built from several columns, with their parts and first results. */
+  composites?: Partial<Record<Field, CompositeField>>;
+  /** As in the plan: the export the header row was recognized as. */
+  recognized?: string | undefined;
   /** A single-byte file's rows with a `?` where the saving program lost a letter. */
   lostLetters?: LostLetters;
   /** Why the run stopped before the end (the summary a stopped run's error carries); undefined when it finished. */
@@ -271,7 +299,10 @@ export interface ImportSummary {
     /** Rows read that belong to other shards. */
     otherRows: number;
   };
-  /** The end-of-run account, checked when the run did not stop: the input read to its end, every row's outcome in the results file. */
+  /**
+   * The end-of-run account, checked on every run that ended, a stopped one too: the input read to its
+   * end, every row's outcome in the results file (absent when the run failed before its end).
+   */
   account?: RunAccount;
 }
 
@@ -393,8 +424,8 @@ async function settleRun(run: Run, options: ImportClientsOptions): Promise<void>
   // Fewer than SYSTEMIC_STREAK answers, every one the same refusal: the endpoint, not the rows.
   const systemic = run.streak.systemic();
   if (systemic) run.recorder.stop('systemic_response', systemicMessage(systemic), 'systemic_response');
-  // A run that stopped says so already (exit 3); one that claims to have finished must show it.
-  if (!run.recorder.stopped) run.account = await settleAccount(run);
+  // Every run shows its account, a stopped one too; a gap in one that claims to have finished stops it.
+  run.account = await settleAccount(run);
   run.opened.results.end(run.recorder.stopped);
 }
 
@@ -424,7 +455,9 @@ async function importRows(run: Run, signal: AbortSignal | undefined): Promise<vo
   for await (const batch of injected.batches?.(run.source.batches) ?? run.source.batches) {
     sizeKeySet(run, batch.length);
     for (const raw of batch) {
-      if (signal?.aborted) return recorder.interrupted();
+      run.charsTaken += charsOf(raw.values);
+      // Ctrl-C: nothing more is sent, and the rest of the file is counted (not_attempted), so the summary adds up.
+      if (signal?.aborted) recorder.interrupted();
       // Where a row is named in messages: its line (CSV) or worksheet row, as the person fixing it sees it.
       const verdict = classifyRow(raw.values, raw.line, run.rules, raw.invalidBytes);
       if (run.shard && !inShard(run.shard, verdict, raw.row)) {
@@ -461,13 +494,21 @@ async function importRows(run: Run, signal: AbortSignal | undefined): Promise<vo
       await window.slot();
       if (signal?.aborted) {
         recorder.notAttempted(raw, verdict.key);
-        return recorder.interrupted();
+        recorder.interrupted();
+        continue;
       }
       const sendRow = (row: RawRecord) => send!(row, verdict.fields, verdict.key);
       window.run(() => (injected.send ? injected.send(sendRow, raw) : sendRow(raw)));
     }
   }
   run.readerDone = true;
+}
+
+/** A row's characters as the file holds them, about: its values, a separator each. */
+function charsOf(values: readonly string[]): number {
+  let chars = values.length;
+  for (const value of values) chars += value.length;
+  return chars;
 }
 
 function inShard(shard: Shard, verdict: ReturnType<typeof classifyRow>, row: number): boolean {
@@ -492,6 +533,12 @@ interface Run {
   rows: number;
   shard: Shard | undefined;
   otherShardRows: number;
+  /** Failed rows the service refused for what they hold (refusedRow). */
+  refused: number;
+  /** not_attempted rows that were sent at least once, their answer unknown. */
+  inFlightAtStop: number;
+  /** The characters of the rows handed to the loop, with their separators (the progress's estimate of the file's rows). */
+  charsTaken: number;
   /** Every row handed to the loop, for the end-of-run account. */
   ledger: RowLedger;
   /** The results file's size when opened: this run's lines follow. */
@@ -507,6 +554,8 @@ interface Run {
   /** Who the people are, and the service's (match.ts). */
   matching: Matching;
   lookalikes: LookalikeColumn[];
+  /** Fields built from several columns, as the plan showed them. */
+  composites: Partial<Record<Field, CompositeField>>;
   /** A single-byte file's rows with a `?` where a letter was lost (row/lost-letters.ts). */
   lostLetters?: LostLetters | undefined;
   /** Waits for the rows in flight, then closes the input and the output files (`beforeSort`: see results.ts). */
@@ -541,7 +590,7 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
     discardOutputs(options, results);
     throw error;
   }
-  const { source, validate, lookalikes, matching, lostLetters } = settled;
+  const { source, validate, lookalikes, composites, matching, lostLetters } = settled;
   const run: Run = {
     started,
     source,
@@ -553,26 +602,39 @@ async function startRun(options: ImportClientsOptions): Promise<Run> {
       maxErrors: options.maxErrors,
       signal: options.signal,
       onRecord: () => run.progress.tick(),
-      onFailed: (line) => run.report?.notes.failed(line),
+      onFailed: (line) => {
+        if (refusedRow(line.httpStatus)) run.refused++;
+        run.report?.notes.failed(line);
+      },
       where: positionWord(opened.source.info.format),
-      onLine: options.onRow && ((line) => options.onRow!(rowResultOf(line, opened.source.headers))),
+      onLine: (line) => {
+        // Sent at least once, its answer unknown: the service may hold it; resume sends it again under its key.
+        if (line.outcome === 'not_attempted' && (line.attempts ?? 0) > 0) run.inFlightAtStop++;
+        options.onRow?.(rowResultOf(line, opened.source.headers));
+      },
     }),
     notes,
-    progress: progressReporter(options.onProgress, () => snapshot(run, dryRun), options.progressIntervalMs),
+    progress: progressReporter(options.onProgress, snapshotter(() => run, dryRun, options.signal), options.progressIntervalMs),
     rules: { validate, seen: new KeySet(), created: resultsFile.created, dryRun, people: matching.people, held: matching.held },
     matching,
     send: undefined,
     rows: 0,
     shard: options.shard,
     otherShardRows: 0,
+    refused: 0,
+    inFlightAtStop: 0,
+    charsTaken: 0,
     ledger: new RowLedger(),
     streak: new AnswerStreak(),
     resultsStart,
     readerDone: false,
     lookalikes,
+    composites,
     lostLetters,
     async close(beforeSort) {
       await window.drain();
+      // Rows held back while every create answered 404/405 (systemic.ts): recorded before the files close.
+      settleOpening(run.streak.opening, run.recorder, options.signal?.aborted === true);
       run.report?.stop();
       unwatch?.();
       await source.close();
@@ -628,6 +690,7 @@ interface SettledPlan {
   source: RowSource;
   validate: ClassifyRules['validate'];
   lookalikes: LookalikeColumn[];
+  composites: Partial<Record<Field, CompositeField>>;
   matching: Matching;
   lostLetters?: LostLetters | undefined;
 }
@@ -635,8 +698,10 @@ interface SettledPlan {
 /** The plan's checks on the open files, before any row: unmapped columns (rows read ahead), then the row rules. */
 async function settlePlan(opened: OpenPlan, options: ImportClientsOptions, results: string, notes: RunNotes): Promise<SettledPlan> {
   const unmapped = { ignoreColumns: options.ignoreColumns ?? [], refuse: options.dryRun !== true };
-  const checked = await checkUnmapped(options.file, opened.source, opened.plan, unmapped);
-  const { lookalikes } = checked;
+  // The footer is left out before the rows are read ahead for the plan's samples.
+  const unfooted = dropExportFooter(opened.source, opened.plan.recognized?.label);
+  const checked = await checkUnmapped(options.file, unfooted, opened.plan, unmapped);
+  const { lookalikes, composites } = checked;
   const dateFormat = options.dateFormat ?? IMPORT_DEFAULTS.dateFormat;
   const { source, dates } = await settleDates(checked.source, opened.plan, dateFormat, positionWord(checked.source.info.format));
   options.onPlan?.({
@@ -651,6 +716,9 @@ async function settlePlan(opened: OpenPlan, options: ImportClientsOptions, resul
     retiredReport: opened.retiredReport,
     columnLanguages: opened.plan.languages,
     dates,
+    composites,
+    recognized: opened.plan.recognized?.label,
+    partialAddress: checked.partialAddress,
   });
   const validate = rowValidator(opened.plan, { ...rowRules(options), dates }, notes);
   // Last: the listing of who the service holds is the plan's only request.
@@ -668,7 +736,7 @@ async function settlePlan(opened: OpenPlan, options: ImportClientsOptions, resul
     onListing: options.onListing,
   });
   const watched = watchLostLetters(source, opened.plan);
-  return { source: watched?.source ?? source, lookalikes, validate, matching, lostLetters: watched?.found };
+  return { source: watched?.source ?? source, lookalikes, composites, validate, matching, lostLetters: watched?.found };
 }
 
 /**
@@ -676,7 +744,7 @@ async function settlePlan(opened: OpenPlan, options: ImportClientsOptions, resul
  * of its own: the next run needs no --overwrite. A resumed results file keeps its rows.
  */
 function discardOutputs(options: ImportSettings, results: string): void {
-  const paths = [failedPathOf(options), ...(options.resume === true ? [] : [results, metaPath(results)])];
+  const paths = [failedPathOf(options), ...(options.resume === true ? [] : [results, metaPath(results), trailPath(results)])];
   for (const path of paths) if (path !== undefined) rmSync(path, { force: true });
 }
 
@@ -707,24 +775,33 @@ function rowRules(options: ImportSettings) {
   };
 }
 
-function snapshot(run: Run, dryRun: boolean): ProgressSnapshot {
-  const { counts } = run.recorder;
-  const { sizeBytes } = run.source.info;
-  let finished = 0;
-  for (const outcome of OUTCOMES) finished += counts[outcome];
-  // A row of another shard is read, not finished here.
-  const read = run.rows - run.otherShardRows;
-  const total = run.readerDone ? read : undefined;
-  const readShare = sizeBytes > 0 ? run.source.bytesRead() / sizeBytes : undefined;
-  const fraction = total !== undefined ? (total === 0 ? 1 : finished / total) : readShare === undefined || read === 0 ? undefined : readShare * (finished / read);
-  const outcomes = dryRun ? VALIDATE_OUTCOMES : IMPORT_OUTCOMES;
-  return {
-    done: finished,
-    total,
-    fraction,
-    counters: Object.fromEntries(outcomes.map((outcome) => [outcome, counts[outcome]])),
-    pace: dryRun ? undefined : { inFlight: run.window.inFlight(), limit: run.window.limits().current },
-    note: dryRun ? undefined : paceNote(run.window.limits(), 'concurrency'),
+/** The run's snapshots: rows finished, the phase, the ETA from the pace rows finish at (progress-report.ts). */
+function snapshotter(runOf: () => Run, dryRun: boolean, signal: AbortSignal | undefined): () => ProgressSnapshot {
+  const pace = new FinishPace();
+  return () => {
+    const run = runOf();
+    const { counts } = run.recorder;
+    let finished = 0;
+    for (const outcome of OUTCOMES) finished += counts[outcome];
+    const figures = {
+      finished,
+      unsent: counts.not_attempted,
+      // A row of another shard is read, not finished here.
+      read: run.rows,
+      readerDone: run.readerDone,
+      bytesRead: run.source.bytesRead(),
+      sizeBytes: run.source.info.sizeBytes,
+      charsTaken: run.charsTaken,
+      rowsTaken: run.ledger.last,
+      stopped: run.recorder.stopped !== undefined || signal?.aborted === true,
+    };
+    const outcomes = dryRun ? VALIDATE_OUTCOMES : IMPORT_OUTCOMES;
+    return {
+      ...rowProgress(figures, pace),
+      counters: Object.fromEntries(outcomes.map((outcome) => [outcome, counts[outcome]])),
+      pace: dryRun ? undefined : { inFlight: run.window.inFlight(), limit: run.window.limits().current },
+      note: dryRun ? undefined : paceNote(run.window.limits(), 'concurrency'),
+    };
   };
 }
 
@@ -742,6 +819,8 @@ function summarize(run: Run, options: ImportClientsOptions): ImportSummary {
     dryRun: options.dryRun === true,
     rows: run.rows,
     counts: run.recorder.counts,
+    refused: run.refused,
+    inFlightAtStop: run.inFlightAtStop,
     replayed: run.recorder.replayed,
     invalidRows: run.notes.invalidRows,
     normalizations: run.notes.normalizations(),
@@ -754,6 +833,8 @@ function summarize(run: Run, options: ImportClientsOptions): ImportSummary {
     columns: run.opened.columns,
     unknownColumns: run.opened.plan.unknown,
     lookalikeColumns: run.lookalikes,
+    ...(Object.keys(run.composites).length > 0 && { composites: run.composites }),
+    ...(run.opened.plan.recognized && { recognized: run.opened.plan.recognized.label }),
     ...(run.lostLetters !== undefined && run.lostLetters.count > 0 && { lostLetters: run.lostLetters }),
     stopped: run.recorder.stopped,
     ...(run.matching.listing && { matching: run.matching.listing }),
@@ -778,7 +859,7 @@ function startReport(run: Run, options: ImportClientsOptions): ReportTracker | u
   const { plan } = run.opened;
   const { counts } = run.recorder;
   return trackReport(
-    { source: run.source.info, headers: plan.headers, columns: plan.columns, map: options.map ?? {}, unknown: plan.unknown, dryRun },
+    { source: run.source.info, headers: plan.headers, columns: plan.columns, map: options.map ?? {}, unknown: plan.unknown, dryRun, composites: run.composites, recognized: plan.recognized?.label },
     dryRun
       ? undefined
       : {

@@ -12,6 +12,10 @@ export interface Injected {
   send?: ((send: (raw: RawRecord) => Promise<void>, raw: RawRecord) => Promise<void>) | undefined;
   /** Sets the outage gate's probe timer (one that fires before its time). */
   probeTimer?: ((run: () => void, ms: number) => NodeJS.Timeout) | undefined;
+  /** The export's clock (its start instant) when its caller gives none: a report's periods rehearsed on any date. */
+  now?: (() => Date) | undefined;
+  /** The clients an xlsx sheet holds below its header (Excel's 1,048,575): a test's overflow at a few hundred. */
+  sheetRows?: number | undefined;
 }
 
 export const injected: Injected = {};

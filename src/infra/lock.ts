@@ -7,6 +7,9 @@
  * Taking over goes through a short-lived `<file>.lock.takeover` (O_EXCL), so two runs that find
  * the same dead lock cannot both take it.
  *
+ * A run also removes the dead locks of other files in the folders it writes (sweepDeadLocks): a
+ * report named by the minute leaves its lock under a name no later run takes.
+ *
  * Only a lock ccs-bulk could have written is believed: a file that is not one (not JSON, a
  * field out of shape, a link, a pipe, too long, unreadable) holds no run and is taken over,
  * with a note. So is a lock, in a folder other users can write, that belongs to another user and
@@ -23,6 +26,7 @@ import {
   lstatSync,
   openSync,
   readFileSync,
+  readdirSync,
   readSync,
   type Stats,
   statSync,
@@ -30,7 +34,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { printable } from './printable.js';
 
 /** Who holds an output file's lock: the run that took it, as its `.lock` file records it. */
@@ -324,6 +328,45 @@ export function holderState(holder: LockHolder): 'alive' | 'dead' | 'unknown' {
     if (start !== undefined && start !== holder.start) return 'dead';
   }
   return 'alive';
+}
+
+/**
+ * Removes, in the folders of the files these locks hold, the locks of this user's runs that died
+ * on this host, whatever file they were for. Only a regular file (never a link: read without
+ * following one) owned by the running user, that reads as a ccs-bulk lock, names this host and a
+ * process that is gone; removed through the takeover mutex, so a run taking it over meanwhile
+ * keeps its own. Another user's, another host's, a live run's and anything not a lock stay.
+ * Returns the paths removed; never throws.
+ */
+export function sweepDeadLocks(locks: readonly FileLock[]): string[] {
+  const own = new Set(locks.map((lock) => resolve(lock.path)));
+  const removed: string[] = [];
+  for (const dir of new Set(locks.map((lock) => dirname(lock.target)))) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const path = join(dir, name);
+      if (!name.endsWith('.lock') || own.has(resolve(path))) continue;
+      try {
+        if (removeIfDead(path)) removed.push(path);
+      } catch {
+        // gone meanwhile, or not ours to remove: left as it is
+      }
+    }
+  }
+  return removed;
+}
+
+function removeIfDead(path: string): boolean {
+  const found = readLock(path);
+  if (found.kind !== 'lock') return false;
+  if (ownUid !== undefined && found.stats.uid !== ownUid) return false;
+  if (holderState(found.holder) !== 'dead') return false;
+  return takeOver(path, found) === 'removed';
 }
 
 /** Whether a process with this pid runs on this host (EPERM: it does, as another user). */

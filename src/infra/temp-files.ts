@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { type FileLock, heldByOther, pidAlive } from './lock.js';
+import { type FileLock, heldByOther, pidAlive, sweepDeadLocks } from './lock.js';
 
 /** A hidden, unique name beside `path` (same directory: the rename into place is atomic). */
 export function tempBeside(path: string): string {
@@ -21,11 +21,12 @@ const TEMP_NAME = /^\.(.+)\.(\d+)\.[0-9a-f]{8}\.tmp$/;
  * Removes, in the directories of the files these locks hold, the temp files of runs that died:
  * the pid in the name is not alive on this host (or is a dead holder one of the locks replaced),
  * and no other run holds the lock of the file the temp was for (a live run on another host
- * sharing the directory holds it while it writes). Returns the paths removed; never throws.
+ * sharing the directory holds it while it writes). Dead runs' locks of other files there go too
+ * (`.lock` names in the list). Returns the paths removed; never throws.
  */
 export function sweepStaleTemps(locks: readonly FileLock[]): string[] {
   const dead = new Set(locks.flatMap((lock) => (lock.tookOver ? [lock.tookOver.pid] : [])));
-  const removed: string[] = [];
+  const removed: string[] = sweepDeadLocks(locks);
   for (const dir of new Set(locks.map((lock) => dirname(lock.target)))) {
     let names: string[];
     try {

@@ -5,9 +5,11 @@
  * the file's size or the number of bad rows.
  */
 import type { Field } from '../import/fields.js';
+import type { CompositeField } from '../import/row/composite.js';
 import type { SourceInfo } from '../import/read/types.js';
 import type { ResultLine } from '../import/record/results.js';
 import { classifyIssue, type Problem } from './problems.js';
+import { type Person, type ProblemHit, ProblemKind } from './value-groups.js';
 import { Timeline } from './timeline.js';
 
 /** Rows listed per group: the rest are counted. */
@@ -35,6 +37,10 @@ export interface ReportPlan {
   map: Partial<Record<Field, string>>;
   unknown: readonly string[];
   dryRun: boolean;
+  /** Fields built from several columns: parts and first results (composite-section.ts). */
+  composites?: Partial<Record<Field, CompositeField>> | undefined;
+  /** The export the header row was recognized as. */
+  recognized?: string | undefined;
 }
 
 /** A list that keeps its first ROWS_PER_GROUP items and counts every one. */
@@ -92,9 +98,32 @@ class Groups<T> {
   }
 }
 
+/** The problems by kind: at most MAX_GROUPS kinds, MAX_LISTED values across them. */
+class ProblemKinds {
+  readonly map = new Map<string, ProblemKind>();
+  /** Rows whose kind could not be kept. */
+  overflow = 0;
+  #listed = 0;
+  add(code: string, hit: ProblemHit): void {
+    let kind = this.map.get(code);
+    if (kind === undefined) {
+      if (this.map.size >= MAX_GROUPS) {
+        this.overflow++;
+        return;
+      }
+      kind = new ProblemKind();
+      this.map.set(code, kind);
+    }
+    if (kind.add(hit, this.#listed < MAX_LISTED)) this.#listed++;
+  }
+}
+
+/** Cells shown of a row on demand, and how much of each: the page stays a few MB whatever the file's width. */
+const CELLS = { columns: 30, chars: 80 } as const;
+
 export class ReportNotes {
   readonly samples: string[][];
-  readonly problems = new Groups<ProblemRow>();
+  readonly problems = new ProblemKinds();
   readonly duplicates = new Groups<DuplicateRow>(ROWS_PER_DUPLICATE);
   duplicateTotal = 0;
   readonly serviceErrors = new Groups<ServiceErrorRow>();
@@ -125,7 +154,7 @@ export class ReportNotes {
   invalid(row: number, values: readonly string[], issues: readonly string[]): void {
     for (const issue of issues) {
       const problem = classifyIssue(issue);
-      this.problems.add(problem.code, () => this.#problemRow(row, values, problem));
+      this.problems.add(problem.code, this.#hit(row, values, problem));
     }
   }
 
@@ -150,10 +179,22 @@ export class ReportNotes {
     });
   }
 
-  #problemRow(row: number, values: readonly string[], problem: Problem): ProblemRow {
+  /** A row's problem as its kind groups it; who the row is, and its cells, made only when kept. */
+  #hit(line: number, values: readonly string[], problem: Problem): ProblemHit {
     const index = problem.field !== undefined ? this.#byField.get(problem.field) : problem.header !== undefined ? this.plan.headers.indexOf(problem.header) : -1;
-    if (index === undefined || index < 0) return { row, column: '', value: undefined, message: cut(problem.message) };
-    return { row, column: this.plan.headers[index] ?? '', value: cut(values[index] ?? ''), message: cut(problem.message, 400) };
+    const whole = index === undefined || index < 0;
+    return {
+      column: whole ? '' : (this.plan.headers[index] ?? ''),
+      value: whole ? undefined : cut(values[index] ?? ''),
+      message: whole ? cut(problem.message) : cut(problem.message, 400),
+      person: () => this.#person(line, values),
+      cells: () => this.plan.headers.slice(0, CELLS.columns).map((header, i) => [cut(header, CELLS.chars), cut(values[i] ?? '', CELLS.chars)]),
+    };
+  }
+
+  /** Who a row is: its name and e-mail cells as the file has them. */
+  #person(line: number, values: readonly string[]): Person {
+    return { line, name: this.#cell(values, 'name'), email: this.#cell(values, 'email') };
   }
 
   #cell(values: readonly string[], field: Field): string {

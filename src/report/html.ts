@@ -6,6 +6,7 @@
  * and one script by hash and nothing from anywhere else.
  */
 import { createHash } from 'node:crypto';
+import type { ReportNotes } from './collect.js';
 
 const SPECIAL = /[&<>"']/g;
 const ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -28,6 +29,17 @@ export function sample(text: string): string {
 /** Text outside any element (the title): isolated with FSI … PDI, the characters `<bdi>` stands for. */
 export function isolatedText(text: string): string {
   return esc(`\u2068${text}\u2069`);
+}
+
+/** The offending value, highlighted; an empty one says so. */
+export function marked(text: string | undefined): string {
+  if (text === undefined) return '';
+  return text === '' ? '<mark class="empty">(empty)</mark>' : `<mark>${value(text)}</mark>`;
+}
+
+/** Rows are named as the file shows them: a CSV's line, a worksheet's row. */
+export function placeWord(notes: ReportNotes): 'Line' | 'Row' {
+  return notes.plan.source.format === 'csv' ? 'Line' : 'Row';
 }
 
 /** `1,234`: counts read at a glance. */
@@ -73,6 +85,9 @@ svg.chart { width: 100%; height: auto; border: 1px solid var(--line); border-rad
 svg .pause { fill: #fbe3b0; } svg .rate { fill: none; stroke: #1f6feb; stroke-width: 2; } svg .flight { fill: none; stroke: #b3261e; stroke-width: 1.5; stroke-dasharray: 4 3; }
 svg .axis { stroke: #9aa4ae; stroke-width: 1; } svg text { font-size: 12px; fill: #4a525b; }
 .stop { border-left: 4px solid #b3261e; background: var(--bad); padding: 8px 12px; }
+td details { margin-top: 2px; } td summary { cursor: pointer; color: var(--muted); font-size: 13px; }
+dl.cells { display: grid; grid-template-columns: max-content 1fr; gap: 0 10px; margin: 4px 0; font-size: 13px; } dl.cells dt { color: var(--muted); } dl.cells dd { margin: 0; }
+ul.people { margin: 4px 0; padding-left: 18px; font-size: 13px; }
 `;
 
 /** Sorts a table by a clicked header (numbers as numbers); adds a filter box to longer tables. */

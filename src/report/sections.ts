@@ -6,9 +6,11 @@
 import { foldHeader, type Field } from '../import/fields.js';
 import { describeEncoding, positionWord } from '../import/read/types.js';
 import type { Normalization } from '../import/record/run-notes.js';
-import type { Group, ProblemRow, ReportNotes } from './collect.js';
-import { count, esc, rowCell, sample, table, value } from './html.js';
-import { fixOf, suggestionIn } from './problems.js';
+import type { Group, ReportNotes } from './collect.js';
+import { count, esc, marked, placeWord, rowCell, sample, table, value } from './html.js';
+import { problemKind } from './problem-section.js';
+
+export { marked, placeWord };
 
 /** The run's end as the page needs it (the summary's figures). */
 export interface ReportEnd {
@@ -72,6 +74,10 @@ export function counts(notes: ReportNotes, end: ReportEnd): string {
 export function mapping(notes: ReportNotes): string {
   const { headers, columns, map } = notes.plan;
   const fieldOf = new Map(Object.entries(columns).map(([field, index]) => [index, field as Field]));
+  // Each part of a field built from several columns feeds it too.
+  for (const [field, composite] of Object.entries(notes.plan.composites ?? {})) {
+    for (const part of composite.parts) fieldOf.set(headers.indexOf(part), field as Field);
+  }
   const rows = headers.map((header, index) => {
     const field = fieldOf.get(index);
     const how = field === undefined ? 'ignored' : map[field] !== undefined ? `--map ${field}=…` : foldHeader(header) === foldHeader(field) ? 'its name' : 'a known alias';
@@ -92,35 +98,13 @@ export function normalizations(list: readonly Normalization[]): string {
   return `<section id="normalized"><h2>Values changed on the way</h2>${table(['Field', 'From', 'To', 'Rows'], rows)}</section>`;
 }
 
-/** Problems grouped by code, most frequent first; each row's offending value marked. */
+/** Problems grouped by code, most frequent first; in each, its values (problem-section.ts). */
 export function problems(notes: ReportNotes, invalidRows: number): string {
   const groups = [...notes.problems.map].sort((a, b) => b[1].total - a[1].total);
   if (groups.length === 0) return '<section id="problems"><h2>Problems</h2><p>None: every row passed its checks.</p></section>';
-  const parts = groups.map(([code, group]) => problemGroup(notes, code, group));
+  const parts = groups.map(([code, kind]) => problemKind(notes, code, kind));
   if (notes.problems.overflow > 0) parts.push(`<p class="more">and ${count(notes.problems.overflow)} problems of other kinds</p>`);
   return `<section id="problems"><h2>Problems in ${count(invalidRows)} invalid rows</h2>${parts.join('\n')}</section>`;
-}
-
-function problemGroup(notes: ReportNotes, code: string, group: Group<ProblemRow>): string {
-  const first = group.items[0];
-  const fix = first === undefined ? undefined : fixOf(first.message);
-  const rows = group.items.map((item) => {
-    const suggestion = suggestionIn(item.message);
-    return [rowCell(item.row), item.column === '' ? '<span class="muted">(row)</span>' : value(item.column), marked(item.value), value(item.message), suggestion === undefined ? '' : value(suggestion)];
-  });
-  return (
-    `<section class="group" id="problem-${esc(code)}"><h3><code>${esc(code)}</code> — ${count(group.total)} row${group.total === 1 ? '' : 's'}</h3>` +
-    (fix === undefined ? '' : `<p class="fix">Fix: ${esc(fix)}</p>`) +
-    table([placeWord(notes), 'Column', 'Value', 'Problem', 'Suggestion (not applied)'], rows) +
-    more(group) +
-    '</section>'
-  );
-}
-
-/** The offending value, highlighted; an empty one says so. */
-export function marked(text: string | undefined): string {
-  if (text === undefined) return '';
-  return text === '' ? '<mark class="empty">(empty)</mark>' : `<mark>${value(text)}</mark>`;
 }
 
 export function more(group: Group<unknown>): string {
@@ -152,9 +136,4 @@ export function countCell(n: number): string {
 
 export function formatSeconds(ms: number): string {
   return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
-}
-
-/** Rows are named as the file shows them: a CSV's line, a worksheet's row. */
-export function placeWord(notes: ReportNotes): 'Line' | 'Row' {
-  return notes.plan.source.format === 'csv' ? 'Line' : 'Row';
 }

@@ -10,6 +10,7 @@ import { tempBeside } from '../infra/temp-files.js';
 import type { ReportNotes } from './collect.js';
 import { page } from './html.js';
 import { chart, serviceErrors, stopped } from './import-sections.js';
+import { composites } from './composite-section.js';
 import { counts, duplicates, mapping, normalizations, overview, problems, type ReportEnd } from './sections.js';
 
 export type { ReportEnd };
@@ -22,6 +23,7 @@ export function renderReport(notes: ReportNotes, end: ReportEnd): string {
     problems(notes, end.counts.invalid ?? 0),
     duplicates(notes),
     mapping(notes),
+    composites(notes),
     normalizations(end.normalizations),
     '<footer class="muted"><p>Made by ccs-bulk. Every row is in the results file; this page lists the first 200 of each kind.</p></footer>',
   );

@@ -31,7 +31,7 @@ export interface FaultSettings {
   authFailAfter: number | undefined;
   /** How that refusal looks: 401 (revoked key) or 403 (IP no longer allowed). */
   authFailStatus: 401 | 403;
-  /** A scheduled outage; its clock starts at the first request after it is set. */
+  /** A scheduled outage; its clock starts as its `from` says (default: the first request after it is set). */
   outage: OutageWindow | undefined;
   /** Latency that changes over time (replaces latencyMs); its clock starts like the outage's. */
   latencySchedule: readonly LatencyStep[] | undefined;
@@ -47,13 +47,38 @@ export interface LatencyStep {
 
 /** From `atMs` for `forMs` every request fails: 503 from a gateway, or connections cut. */
 export interface OutageWindow {
-  /** When the outage starts, ms after the first request. */
+  /** When the outage starts, ms after its clock started (see `from`). */
   atMs: number;
   /** How long it lasts, ms. */
   forMs: number;
   /** `503`: a gateway answers 503; `drop`: connections are cut without an answer. */
   kind: '503' | 'drop';
+  /**
+   * What starts the clock `atMs` counts from: `request` (default), the first request of a run —
+   * `ccs-bulk check`'s requests do not start it, so a rehearsal can check first; `start`, the
+   * sandbox's start (or the moment the outage is set); `{ creates: N }`, the first request after
+   * the Nth client was created.
+   */
+  from?:
+    | 'request'
+    | 'start'
+    | {
+        /** The outage's clock starts at the first request once this many clients were created. */
+        creates: number;
+      }
+    | undefined;
 }
+
+/** What the outage's clock looks at in a request. */
+export interface OutageContext {
+  /** Clients created so far. */
+  creates: number;
+  /** The request's User-Agent. */
+  userAgent: string | undefined;
+}
+
+/** `ccs-bulk check`'s requests say so: they never start the outage's clock. */
+const CHECK_AGENT = 'ccs-bulk check';
 
 export const DEFAULT_FAULTS: FaultSettings = {
   latencyMs: 0,
@@ -87,11 +112,21 @@ export function parseLatencySchedule(text: string): LatencyStep[] {
   return steps;
 }
 
-/** `AT:FOR` or `AT:FOR:drop`, in seconds: the sandbox command's --outage. */
-export function parseOutage(text: string): OutageWindow {
+/**
+ * `AT:FOR` or `AT:FOR:drop`, in seconds: the sandbox command's --outage; AT counts from the
+ * first request, or from the sandbox's start (`--outage-from-start`), or from the Nth client
+ * created (`--outage-after-creates N`).
+ */
+export function parseOutage(text: string, clock: { fromStart?: boolean | undefined; afterCreates?: number | undefined } = {}): OutageWindow {
   const match = /^(\d+(?:\.\d+)?):(\d+(?:\.\d+)?)(?::(503|drop))?$/.exec(text.trim());
   if (!match) throw badOption(`--outage takes AT:FOR seconds, optionally :503 or :drop (e.g. 30:60), got "${text}"`);
-  return { atMs: Number(match[1]) * 1000, forMs: Number(match[2]) * 1000, kind: (match[3] ?? '503') as '503' | 'drop' };
+  const window: OutageWindow = { atMs: Number(match[1]) * 1000, forMs: Number(match[2]) * 1000, kind: (match[3] ?? '503') as '503' | 'drop' };
+  if (clock.fromStart === true && clock.afterCreates !== undefined) {
+    throw badOption('--outage-from-start and --outage-after-creates exclude each other: pick what starts the outage\'s clock');
+  }
+  if (clock.fromStart === true) window.from = 'start';
+  if (clock.afterCreates !== undefined) window.from = { creates: clock.afterCreates };
+  return window;
 }
 
 const SERVER_ERRORS: readonly ErrorSpec[] = [
@@ -128,6 +163,7 @@ export class Faults {
 
   constructor(settings: Partial<FaultSettings>, seed: number) {
     this.#settings = checkFaults({ ...DEFAULT_FAULTS, ...settings });
+    if (this.#settings.outage?.from === 'start') this.#outageClock = performance.now();
     // Offset from the seeding PRNG's seed so seeding and faults are independent streams.
     this.#random = createRandom(seed ^ 0x5bd1e995);
     this.#tokens = this.#settings.rateLimit;
@@ -141,7 +177,7 @@ export class Faults {
   update(changes: Partial<FaultSettings>): void {
     const next = checkFaults({ ...this.#settings, ...changes });
     if (next.rateLimit !== this.#settings.rateLimit) this.#tokens = next.rateLimit;
-    if (next.outage !== this.#settings.outage) this.#outageClock = undefined;
+    if (next.outage !== this.#settings.outage) this.#outageClock = next.outage?.from === 'start' ? performance.now() : undefined;
     if (next.latencySchedule !== this.#settings.latencySchedule) this.#scheduleClock = undefined;
     this.#settings = next;
   }
@@ -167,11 +203,12 @@ export class Faults {
   }
 
   /** What the scheduled outage does to a request arriving now, if it is in the window. */
-  outage(): { kind: 'drop' } | { kind: '503'; error: ErrorSpec } | undefined {
+  outage(request: OutageContext = { creates: 0, userAgent: undefined }): { kind: 'drop' } | { kind: '503'; error: ErrorSpec } | undefined {
     const window = this.#settings.outage;
     if (!window) return undefined;
     const now = performance.now();
-    this.#outageClock ??= now;
+    if (this.#outageClock === undefined && startsClock(window, request)) this.#outageClock = now;
+    if (this.#outageClock === undefined) return undefined;
     const elapsed = now - this.#outageClock;
     if (elapsed < window.atMs || elapsed >= window.atMs + window.forMs) return undefined;
     return window.kind === 'drop' ? { kind: 'drop' } : { kind: '503', error: OUTAGE_503 };
@@ -231,6 +268,14 @@ export class Faults {
   }
 }
 
+/** Whether this request starts a window's clock (`start`'s was started when the window was set). */
+function startsClock(window: OutageWindow, request: OutageContext): boolean {
+  const from = window.from ?? 'request';
+  if (from === 'start') return true;
+  if (from === 'request') return request.userAgent !== CHECK_AGENT;
+  return request.creates >= from.creates;
+}
+
 function checkFaults(settings: FaultSettings): FaultSettings {
   const probability = ['failRate', 'throttleRate', 'dropRate', 'resetRate'] as const;
   for (const key of probability) {
@@ -257,6 +302,10 @@ function checkFaults(settings: FaultSettings): FaultSettings {
   const { outage } = settings;
   if (outage !== undefined && !(outage.atMs >= 0 && outage.forMs >= 0 && Number.isFinite(outage.atMs + outage.forMs) && (outage.kind === '503' || outage.kind === 'drop'))) {
     throw badOption('sandbox outage must be {atMs >= 0, forMs >= 0, kind: 503|drop}.');
+  }
+  const from = outage?.from;
+  if (from !== undefined && from !== 'request' && from !== 'start' && !(typeof from === 'object' && Number.isSafeInteger(from.creates) && from.creates >= 1)) {
+    throw badOption('sandbox outage.from must be "request", "start" or {creates: a whole number >= 1}.');
   }
   const { latencySchedule } = settings;
   if (latencySchedule !== undefined) {

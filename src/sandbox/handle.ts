@@ -9,8 +9,10 @@ import { type AuthState, checkBearer, checkSignature, type SignatureCheck } from
 import type { Faults } from './faults.js';
 import { type ErrorSpec, errorReply, type Reply } from './respond.js';
 import {
+  clockRoute,
   createClient,
   getClient,
+  insertClient,
   listClients,
   type RouteDeps,
   resolveRoute,
@@ -85,7 +87,7 @@ async function handleRequest(state: SandboxState, req: IncomingMessage, res: Ser
     if (state.closed) return void req.socket.destroy();
   }
   // A scheduled outage: the gateway in front answers for the whole service.
-  const down = faults.outage();
+  const down = faults.outage({ creates: stats.creates, userAgent: req.headers['user-agent'] });
   if (down) {
     stats.faults.outage++;
     if (down.kind === 'drop') return cut(state, req, 'outage', requestId);
@@ -107,14 +109,20 @@ async function handleRequest(state: SandboxState, req: IncomingMessage, res: Ser
   const route = resolveRoute(req.method ?? 'GET', path);
   if ('status' in route) return fail(route);
 
-  // The sandbox's own admin call (no signature, no injected faults): a client's status changes.
-  if (route.name === 'setStatus') {
+  // The sandbox's own admin calls (no signature, no injected faults): a status, a dated client, the clock.
+  if (route.name === 'setStatus' || route.name === 'insert' || route.name === 'clock') {
     const read = await readBody(req);
     if (read === 'aborted' || state.closed) return;
     if (read === 'too_large') {
       return fail({ status: 400, type: 'invalid_request_error', code: 'body_too_large', message: `The request body exceeds ${MAX_BODY_BYTES} bytes.` });
     }
-    return send(state, req, res, requestId, setClientStatus(state.deps, requestId, route.id, read), started);
+    const reply =
+      route.name === 'setStatus'
+        ? setClientStatus(state.deps, requestId, route.id, read)
+        : route.name === 'insert'
+          ? insertClient(state.deps, requestId, read)
+          : clockRoute(state.deps, requestId, route.method, read);
+    return send(state, req, res, requestId, reply, started);
   }
 
   let body: Buffer | undefined;

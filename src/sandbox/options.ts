@@ -10,6 +10,7 @@ import { DEFAULT_FAULTS, type FaultSettings, type LatencyStep, type OutageWindow
 import type { ListeningAddress } from './reach.js';
 import type { SandboxStats } from './routes.js';
 import type { SandboxStore } from './store.js';
+import { type ClockSetting, SandboxClock } from './clock.js';
 
 const badOption = (message: string) => new UsageError(message, 'bad_option');
 
@@ -33,6 +34,17 @@ export interface SandboxOptions {
   seed?: number;
   /** PRNG seed for seeding and faults (default 1): same value, same clients, same faults */
   seedRandom?: number;
+  /**
+   * The seeded clients' two years end here instead of at 2026-01-01: `now` (the sandbox clock's,
+   * so "new clients this week" has some) or an ISO instant; still the same clients for the same seed and clock.
+   */
+  seedUntil?: 'now' | string | Date;
+  /**
+   * The sandbox's "now" for clients created without a created_at: an ISO instant it starts at and
+   * runs on from (`2026-03-01T00:00:00Z`, to rehearse any week), or a function read on every create
+   * (a test's own clock). Default: the real time. `setClock` and `POST /_sandbox/clock` move it.
+   */
+  clock?: ClockSetting;
   /** default 0; with 1, page=0 is refused with 400 (param 'page') */
   pageBase?: 0 | 1;
   /** default 100; a larger size is refused with 400 (param 'size') */
@@ -72,7 +84,7 @@ export interface SandboxOptions {
         /** Also accept client certificates signed by this CA (PEM); implies clientCertificate. */
         clientCaPem?: string;
       };
-  /** A scheduled outage, counted from the first request: every request fails while it lasts. */
+  /** A scheduled outage, counted from the first request (or as its `from` says): every request fails while it lasts. */
   outage?: OutageWindow;
   /** Latency steps over time, counted from the first request (replaces latencyMs). */
   latencySchedule?: readonly LatencyStep[];
@@ -115,12 +127,20 @@ export interface Sandbox {
   store: SandboxStore;
   /** live counters */
   stats: SandboxStats;
+  /** Requests arrived and not answered yet, now (a client's requests in flight, as the service sees them). */
+  readonly inFlight: number;
+  /** The most requests there were at once since the sandbox started. */
+  readonly peakInFlight: number;
   /** the fault settings in force */
   readonly faults: Readonly<FaultSettings>;
   /** change latency and faults while running */
   setFaults(changes: Partial<FaultSettings>): void;
   /** from now on the current token gets 401 */
   revokeToken(): void;
+  /** The sandbox clock's now: the created_at a client created now gets. */
+  now(): Date;
+  /** Moves the sandbox clock to this instant; it runs on from there (not for a `clock` function). */
+  setClock(at: string | Date): void;
   /** closes the server and every open keep-alive socket */
   close(): Promise<void>;
 }
@@ -139,6 +159,9 @@ export interface ResolvedOptions {
   maxPageSize: number;
   applicationDateField: string;
   faults: Partial<FaultSettings>;
+  clock: SandboxClock;
+  /** The seed window's end, ms; undefined: the fixed window. */
+  seedUntil: number | undefined;
 }
 
 const STANDARD_FIELDS = [
@@ -200,6 +223,7 @@ export function resolveOptions(options: SandboxOptions): ResolvedOptions {
     if (options[key] !== undefined) Object.assign(faults, { [key]: options[key] });
   }
   if (options.outage !== undefined) faults.outage = options.outage;
+  const clock = new SandboxClock(options.clock);
   return {
     host: options.host ?? SANDBOX_DEFAULTS.host,
     port: wholeNumber('port', options.port, SANDBOX_DEFAULTS.port, 0, 65535),
@@ -213,5 +237,15 @@ export function resolveOptions(options: SandboxOptions): ResolvedOptions {
     maxPageSize: wholeNumber('maxPageSize', options.maxPageSize, SANDBOX_DEFAULTS.maxPageSize, 1, 1_000_000),
     applicationDateField,
     faults,
+    clock,
+    seedUntil: resolveSeedUntil(options.seedUntil, clock),
   };
+}
+
+function resolveSeedUntil(until: SandboxOptions['seedUntil'], clock: SandboxClock): number | undefined {
+  if (until === undefined) return undefined;
+  if (until === 'now') return clock.now();
+  const ms = until instanceof Date ? until.getTime() : Date.parse(until);
+  if (Number.isNaN(ms)) throw badOption(`sandbox seedUntil must be "now" or an ISO 8601 instant (got ${JSON.stringify(String(until))}).`);
+  return ms;
 }

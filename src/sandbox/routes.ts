@@ -9,6 +9,7 @@ import { clientReply, errorReply, listReply } from './respond.js';
 import { CLIENT_STATUSES, type ClientStatus, CREDIT_STATUSES, type CreditStatus } from '../service/schemas.js';
 import { clientJson, type SandboxStore } from './store.js';
 import type { checkCreateBody } from './validate.js';
+import type { SandboxClock } from './clock.js';
 
 /** The sandbox's live counters since it started. */
 export interface SandboxStats {
@@ -55,6 +56,7 @@ export function emptyStats(): SandboxStats {
 
 export interface RouteDeps {
   store: SandboxStore;
+  clock: SandboxClock;
   stats: SandboxStats;
   limits: ListLimits;
   checkBody: ReturnType<typeof checkCreateBody>;
@@ -64,10 +66,18 @@ export type Route =
   | { name: 'create' }
   | { name: 'list'; search: string }
   | { name: 'get'; id: string }
-  | { name: 'setStatus'; id: string };
+  | { name: 'setStatus'; id: string }
+  | { name: 'insert' }
+  | { name: 'clock'; method: 'GET' | 'POST' };
 
-/** The sandbox's own admin call (no such operation on the service): `POST /_sandbox/clients/{id}/status`. */
+/**
+ * The sandbox's own admin calls (no such operations on the service): a client's status changes
+ * (`POST /_sandbox/clients/{id}/status`), a client stored as given, created_at included
+ * (`POST /_sandbox/clients`), the clock read or moved (`GET`/`POST /_sandbox/clock`).
+ */
 const SET_STATUS = /^\/_sandbox\/clients\/([^/]+)\/status$/;
+const INSERT = '/_sandbox/clients';
+const CLOCK = '/_sandbox/clock';
 
 function methodNotAllowed(method: string, path: string, allow: string): ErrorSpec {
   return {
@@ -88,6 +98,10 @@ export function resolveRoute(method: string, url: string): Route | ErrorSpec {
     return method === 'POST' ? { name: 'create' } : methodNotAllowed(method, path, 'POST');
   if (path === '/v1/clients')
     return method === 'GET' ? { name: 'list', search } : methodNotAllowed(method, path, 'GET');
+  if (path === INSERT) return method === 'POST' ? { name: 'insert' } : methodNotAllowed(method, path, 'POST');
+  if (path === CLOCK) {
+    return method === 'GET' || method === 'POST' ? { name: 'clock', method } : methodNotAllowed(method, path, 'GET, POST');
+  }
   const admin = SET_STATUS.exec(path);
   if (admin) {
     if (method !== 'POST') return methodNotAllowed(method, path, 'POST');
@@ -211,4 +225,69 @@ export function getClient(deps: RouteDeps, requestId: string, id: string): Reply
     message: `No such client: ${JSON.stringify(id)}.`,
     param: 'id',
   });
+}
+
+const badAdmin = (requestId: string, param: string, message: string): Reply =>
+  errorReply(requestId, { status: 400, type: 'invalid_request_error', code: 'parameter_invalid', message, param });
+
+function parseObject(body: Buffer): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'));
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const TEXT_FIELDS = ['id', 'name', 'email', 'country', 'address'] as const;
+
+/**
+ * `POST /_sandbox/clients` with a client (`created_at` any ISO instant, default the clock's now;
+ * `status`, `credit_status` and the text fields optional): stored as given, to rehearse a
+ * week or a month of sign-ups. Not idempotent, not signed: the service has no such call.
+ */
+export function insertClient(deps: RouteDeps, requestId: string, body: Buffer): Reply {
+  const fields = parseObject(body);
+  if (fields === undefined) return badAdmin(requestId, 'body', 'Send a JSON object: {"created_at": "2026-03-01T09:00:00Z", "name": …, "status": …}.');
+  for (const key of TEXT_FIELDS) {
+    if (fields[key] !== undefined && typeof fields[key] !== 'string') return badAdmin(requestId, key, `${key} must be a string.`);
+  }
+  const { status, credit_status: credit, created_at: created, currency } = fields;
+  if (status !== undefined && !(CLIENT_STATUSES as readonly unknown[]).includes(status)) {
+    return badAdmin(requestId, 'status', `status must be one of ${CLIENT_STATUSES.join(', ')}.`);
+  }
+  if (credit !== undefined && !(CREDIT_STATUSES as readonly unknown[]).includes(credit)) {
+    return badAdmin(requestId, 'credit_status', 'credit_status must be active or inactive.');
+  }
+  if (created !== undefined && (typeof created !== 'string' || Number.isNaN(Date.parse(created)))) {
+    return badAdmin(requestId, 'created_at', 'created_at must be an ISO 8601 instant, e.g. 2026-03-01T09:00:00Z.');
+  }
+  if (currency !== undefined && currency !== null && typeof currency !== 'string') return badAdmin(requestId, 'currency', 'currency must be a string or null.');
+  if (typeof fields.id === 'string' && deps.store.get(fields.id) !== undefined) {
+    return errorReply(requestId, { status: 409, type: 'invalid_request_error', code: 'resource_exists', message: `A client ${JSON.stringify(fields.id)} exists.`, param: 'id' });
+  }
+  const client = deps.store.insert({
+    ...Object.fromEntries(TEXT_FIELDS.filter((key) => fields[key] !== undefined).map((key) => [key, fields[key] as string])),
+    ...(status !== undefined && { status: status as ClientStatus }),
+    ...(credit !== undefined && { credit_status: credit as CreditStatus }),
+    ...(created !== undefined && { created_at: created as string }),
+    ...(currency !== undefined && { currency: currency as string | null }),
+  });
+  return clientReply(200, clientJson(deps.store.stored(client.id)!));
+}
+
+/** `GET /_sandbox/clock`: `{"now": …}`; `POST` with `{"now": "2026-03-01T00:00:00Z"}` moves it there (it runs on). */
+export function clockRoute(deps: RouteDeps, requestId: string, method: 'GET' | 'POST', body: Buffer | undefined): Reply {
+  if (method === 'POST') {
+    const now = parseObject(body ?? Buffer.alloc(0))?.now;
+    if (typeof now !== 'string' || Number.isNaN(Date.parse(now))) {
+      return badAdmin(requestId, 'now', 'Send {"now": an ISO 8601 instant, e.g. "2026-03-01T00:00:00Z"}.');
+    }
+    try {
+      deps.clock.set(now);
+    } catch (error) {
+      return badAdmin(requestId, 'now', (error as Error).message);
+    }
+  }
+  return clientReply(200, JSON.stringify({ now: new Date(deps.clock.now()).toISOString() }));
 }

@@ -7,9 +7,14 @@ import { CLIENT_STATUSES, type ClientStatus, type CreditStatus } from '../servic
 import { createRandom, pick, type Random, randomHex, randomInt } from './random.js';
 import type { ClientInput, SandboxDocument } from './store.js';
 
-/** A fixed window, not "now minus two years": the same seed gives the same created_at forever. */
+/**
+ * A fixed window by default, not "now minus two years": the same seed gives the same created_at
+ * forever. A rehearsal of this week's report seeds up to now instead (`seedUntil`), still the
+ * same for the same seed and the same clock.
+ */
 export const SEED_FROM = Date.parse('2024-01-01T00:00:00.000Z');
 export const SEED_TO = Date.parse('2026-01-01T00:00:00.000Z');
+const SEED_SPAN_MS = SEED_TO - SEED_FROM;
 
 const FIRST = [
   'Anna',
@@ -138,7 +143,7 @@ function makeDocuments(random: Random): SandboxDocument[] {
   return documents;
 }
 
-function makeClient(random: Random, index: number): ClientInput {
+function makeClient(random: Random, index: number, window: readonly [number, number]): ClientInput {
   const name = makeName(random, index);
   const [country, currency] = pick(random, COUNTRIES);
   const { status, credit } = makeStatus(random);
@@ -149,7 +154,7 @@ function makeClient(random: Random, index: number): ClientInput {
     name,
     status,
     credit_status: credit,
-    created_at: new Date(SEED_FROM + Math.floor(random() * (SEED_TO - SEED_FROM))),
+    created_at: new Date(window[0] + Math.floor(random() * (window[1] - window[0]))),
     // A leading '+' is a valid local part and a formula trigger in a spreadsheet.
     email: `${random() < 0.02 ? '+' : ''}${local}.${index}@example.com`,
     country,
@@ -166,8 +171,12 @@ function makeClient(random: Random, index: number): ClientInput {
   };
 }
 
-/** `count` deterministic clients for `seedRandom`, in no particular order (the store sorts). */
-export function* seedClients(count: number, seedRandom: number): Generator<ClientInput> {
+/**
+ * `count` deterministic clients for `seedRandom`, in no particular order (the store sorts);
+ * created in the fixed two years, or in the two years up to `untilMs` (the sandbox clock's now).
+ */
+export function* seedClients(count: number, seedRandom: number, untilMs?: number): Generator<ClientInput> {
   const random = createRandom(seedRandom);
-  for (let index = 1; index <= count; index++) yield makeClient(random, index);
+  const window = untilMs === undefined ? ([SEED_FROM, SEED_TO] as const) : ([untilMs - SEED_SPAN_MS, untilMs] as const);
+  for (let index = 1; index <= count; index++) yield makeClient(random, index, window);
 }

@@ -37,8 +37,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     resolved.verifySignatures && publicKeyPem !== undefined
       ? { publicKey: parsePublicKey(publicKeyPem), scheme: resolved.signature }
       : undefined;
-  const store = new SandboxStore();
-  if (resolved.seed > 0) store.insertMany(seedClients(resolved.seed, resolved.seedRandom));
+  const { clock } = resolved;
+  const store = new SandboxStore(() => clock.now());
+  if (resolved.seed > 0) store.insertMany(seedClients(resolved.seed, resolved.seedRandom, resolved.seedUntil));
   const stats = emptyStats();
   const state: SandboxState = {
     faults,
@@ -48,6 +49,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       stats,
       limits: { pageBase: resolved.pageBase, maxPageSize: resolved.maxPageSize },
       checkBody: checkCreateBody(resolved.applicationDateField),
+      clock,
     },
     stats,
     signatureCheck,
@@ -57,7 +59,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     sleeping: new Set(),
     closed: false,
   };
-  const { server, tls } = await createHttpServer(options.tls, requestListener(state));
+  const counted = countInFlight(requestListener(state));
+  const { server, tls } = await createHttpServer(options.tls, counted.listener);
   await listen(server, resolved.host, resolved.port);
 
   let closing: Promise<void> | undefined;
@@ -72,6 +75,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     privateKeyPem,
     store,
     stats,
+    get inFlight() {
+      return counted.now;
+    },
+    get peakInFlight() {
+      return counted.peak;
+    },
     get faults() {
       return faults.settings;
     },
@@ -81,6 +90,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     revokeToken() {
       state.auth.revoked = true;
     },
+    now: () => new Date(clock.now()),
+    setClock: (at) => clock.set(at),
     close() {
       closing ??= new Promise<void>((resolve) => {
         state.closed = true;
@@ -89,6 +100,26 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         server.closeAllConnections();
       });
       return closing;
+    },
+  };
+}
+
+/** Counts the requests being handled at once (from arrival to the answer sent or the connection gone), and the most. */
+function countInFlight(listener: RequestListener): { listener: RequestListener; readonly now: number; readonly peak: number } {
+  let now = 0;
+  let peak = 0;
+  return {
+    listener(req, res) {
+      now++;
+      peak = Math.max(peak, now);
+      res.once('close', () => now--);
+      listener(req, res);
+    },
+    get now() {
+      return now;
+    },
+    get peak() {
+      return peak;
     },
   };
 }

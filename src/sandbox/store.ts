@@ -61,7 +61,7 @@ export interface SandboxClient {
 export type ClientInput = Partial<Omit<SandboxClient, 'bank_information' | 'created_at'>> & {
   /** Bank details; those left out are null. */
   bank_information?: Partial<SandboxBankInformation>;
-  /** Any Date-parsable value; normalized to ISO with milliseconds. Default: now. */
+  /** Any Date-parsable value; normalized to ISO with milliseconds. Default: now (the sandbox's clock). */
   created_at?: string | Date;
 };
 
@@ -127,12 +127,19 @@ export function newClientId(): string {
 }
 
 export class SandboxStore {
+  /** "now" for a client stored without a created_at: the sandbox's clock. */
+  readonly #now: () => number;
   readonly #entries: Entry[] = [];
   readonly #byId = new Map<string, Entry>();
   readonly #byKey = new Map<string, { fields: CreateFields; stored: StoredClient }>();
   readonly #cache = new Map<string, readonly StoredClient[]>();
   #cacheVersion = 0;
   #version = 0;
+
+  /** `now`: the time a client created without a created_at gets (default: the real time). */
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
+  }
 
   /** Bumped on every change; cached query results older than it are stale. */
   get version(): number {
@@ -165,7 +172,7 @@ export class SandboxStore {
   }
 
   /**
-   * Adds a client directly (seeding, "created during export" tests). created_at = now unless
+   * Adds a client directly (seeding, "created during export" tests). created_at = the clock's now unless
    * given. The client returned is frozen: stored clients change only through the store.
    */
   insert(input: ClientInput = {}): SandboxClient {
@@ -173,7 +180,7 @@ export class SandboxStore {
   }
 
   #insert(input: ClientInput): StoredClient {
-    const entry = toEntry(input);
+    const entry = toEntry(input, this.#now);
     if (this.#byId.has(entry.client.id)) throw new Error(`duplicate client id ${entry.client.id}`);
     this.#place(entry);
     return entry;
@@ -182,7 +189,7 @@ export class SandboxStore {
   /** Bulk insert with one sort at the end, not one binary insertion per client (seeding 100,000). */
   insertMany(inputs: Iterable<ClientInput>): void {
     for (const input of inputs) {
-      const entry = toEntry(input);
+      const entry = toEntry(input, this.#now);
       if (this.#byId.has(entry.client.id)) throw new Error(`duplicate client id ${entry.client.id}`);
       this.#byId.set(entry.client.id, entry);
       this.#entries.push(entry);
@@ -288,9 +295,9 @@ export class SandboxStore {
   }
 }
 
-function toEntry(input: ClientInput): Entry {
+function toEntry(input: ClientInput, now: () => number): Entry {
   const created =
-    input.created_at instanceof Date ? input.created_at : new Date(input.created_at ?? Date.now());
+    input.created_at instanceof Date ? input.created_at : new Date(input.created_at ?? now());
   const ms = created.getTime();
   if (Number.isNaN(ms)) throw new RangeError(`invalid created_at: ${String(input.created_at)}`);
   const bank = input.bank_information;

@@ -13,10 +13,11 @@ export interface AdaptiveLimit {
   /** `auto` before its first decrease (slow start): nothing has pushed back yet, and the limit grows every round trip its slots are full. */
   readonly growing: boolean;
   /**
-   * An attempt's answer, and how many slots were busy when it came (this one included); and
-   * how many requests await an answer, if not as many.
+   * An attempt's answer, and how many slots were busy when it came (this one included); how
+   * many requests await an answer, if not as many; and how many were ready to go, waiting for a
+   * slot (the import's signed rows), if told.
    */
-  observe(answer: Answer, busy: number, awaiting?: number): void;
+  observe(answer: Answer, busy: number, awaiting?: number, ready?: number): void;
   limits(): LimitReport;
   /** Answers observed. */
   readonly answered: number;
@@ -87,11 +88,12 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
     get growing() {
       return auto && controller.slowStart;
     },
-    observe(answer, busy, awaiting) {
+
+    observe(answer, busy, awaiting, ready) {
       recent[answers++ % SETTLED_ANSWERS] = controller.limit;
       if (!auto) return;
       const at = now();
-      controller = observe(controller, classify(answer, busy, at, awaiting), bounds);
+      controller = observe(controller, classify(answer, busy, at, awaiting, ready), bounds);
       throttled ||= controller.cause === 'throttled';
     },
     limits() {
@@ -105,12 +107,12 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
 }
 
 /** 429: slow down; 5xx, 408 and no answer at all: overload; anything else answered normally. */
-function classify(answer: Answer, inFlight: number, at: number, awaiting: number | undefined): Observation {
+function classify(answer: Answer, inFlight: number, at: number, awaiting: number | undefined, ready: number | undefined): Observation {
   const { status } = answer;
   const sentAt = at - answer.ms;
-  if (status === 429) return { kind: 'throttled', inFlight, at, sentAt, awaiting };
-  if (status === undefined || status === 408 || status >= 500) return { kind: 'overloaded', inFlight, at, sentAt, awaiting };
-  return { kind: 'ok', latencyMs: answer.ms, inFlight, at, sentAt, awaiting };
+  if (status === 429) return { kind: 'throttled', inFlight, at, sentAt, awaiting, ready };
+  if (status === undefined || status === 408 || status >= 500) return { kind: 'overloaded', inFlight, at, sentAt, awaiting, ready };
+  return { kind: 'ok', latencyMs: answer.ms, inFlight, at, sentAt, awaiting, ready };
 }
 
 function mostHeld(recent: Uint16Array, answers: number, current: number): number {

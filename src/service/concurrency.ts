@@ -21,6 +21,8 @@
  *   the last 429 the service's limit sent, by steps that double.
  * A window where the slots were not all busy (signing or reading could not feed them, or the
  * export's writer lagged) grows nothing: a limit nobody uses says nothing about the service.
+ * Nor does a full one whose requests ready to go (the import's signed rows) fell across it:
+ * the slots drain what was made before faster than it is made, and slow start ends there.
  * With `settle` (the import) such windows bring the limit down to what they used and some
  * room, so that a burst of signed rows after a pause never finds thousands of slots free.
  * After a decrease, answers to requests sent before it are not judged.
@@ -44,6 +46,12 @@ export type Observation = (
    * busy (`inFlight`): export's pages on the wire while its writer is busy count as none busy.
    */
   awaiting?: number | undefined;
+  /**
+   * Requests ready to go and waiting for a slot (the import's signed rows) when it came, told
+   * while what makes them is busy. Fewer at a window's end than at its start: the slots drain
+   * what was made before faster than it is made now, and a larger limit would only empty it sooner.
+   */
+  ready?: number | undefined;
 };
 
 export interface ControllerBounds {
@@ -115,6 +123,9 @@ interface WindowTally {
   closeAt: number | undefined;
   afterThrottle: number;
   okAfterThrottle: number;
+  /** Requests ready to go at the window's first answer and at its last (undefined: not told). */
+  readyFirst: number | undefined;
+  readyLast: number | undefined;
 }
 
 /** Window means remembered for the baseline: a latency that stays higher becomes the new normal. */
@@ -169,6 +180,8 @@ const EMPTY: WindowTally = {
   closeAt: undefined,
   afterThrottle: 0,
   okAfterThrottle: 0,
+  readyFirst: undefined,
+  readyLast: undefined,
 };
 
 export function initialState(limit: number, bounds: ControllerBounds): ControllerState {
@@ -219,6 +232,8 @@ function tally(w: WindowTally, seen: Observation): WindowTally {
     closeAt: first && seen.at !== undefined && awaiting > 1 ? answers + awaiting - 1 : w.closeAt,
     afterThrottle: w.afterThrottle + (w.throttled > 0 ? 1 : 0),
     okAfterThrottle: w.okAfterThrottle + (seen.kind === 'ok' && w.throttled > 0 ? 1 : 0),
+    readyFirst: w.answers === 0 ? seen.ready : w.readyFirst,
+    readyLast: seen.ready,
   };
 }
 
@@ -269,6 +284,9 @@ function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds
   if (w.busiest < limit) return { ...state, recentMeans, ...settled(state, bounds) };
   state = { ...state, peak: Math.max(state.peak, limit) };
   const { ceiling } = state;
+  // The signer, not the service, is the bound: what keeps the slots busy is rows signed earlier.
+  // Slow start ends there, as at a cut (the import stops signing ahead of the wire).
+  if (draining(w)) return { ...state, recentMeans, slowStart: false };
   if (ceiling === undefined) {
     const doubling = state.slowStart && limit < SLOW_START_DOUBLES_TO;
     const step = doubling ? limit : Math.ceil(limit * (state.slowStart && bounds.settle ? SLOW_START_GROWTH : 0.25));
@@ -343,6 +361,15 @@ function settled(state: ControllerState, bounds: ControllerBounds): Partial<Cont
   if (!bounds.settle || used.length < SETTLE_WINDOWS) return {};
   const to = Math.ceil(SETTLE_ROOM * Math.max(...used) + SETTLE_SLACK);
   return to < limit ? { limit: clamp(to, bounds), cause: undefined } : {};
+}
+
+/**
+ * The requests ready to go fell over the window, by more than a few: the limit already takes
+ * them faster than they are made (a signer's pace), so its slots are busy with what was made
+ * before, and growing it would only send that sooner, all at once.
+ */
+function draining(w: WindowTally): boolean {
+  return w.readyFirst !== undefined && w.readyLast !== undefined && w.readyLast < w.readyFirst - MIN_WINDOW;
 }
 
 /** QUIET_MS since the last 429 (or no clock to tell): a probe may go past the ceiling. */

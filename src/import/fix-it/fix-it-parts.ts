@@ -104,13 +104,11 @@ function textCell(column: number, row: number, value: string, style: number): st
 export const COMMENTS_START = `${XML}<comments xmlns="${MAIN}"><authors><author>ccs-bulk</author></authors><commentList>`;
 export const COMMENTS_END = '</commentList></comments>';
 
-/** A comment: the reason, then how to fix it where the reason does not already say. */
-export function comment(column: number, row: number, reason: string): string {
+/** A comment: the reason, then how to fix it where the reason does not already say, then `after` (a line of context). */
+export function comment(column: number, row: number, reason: string, after?: string): string {
   const fix = fixFor(reason);
-  return (
-    `<comment ref="${columnLetter(column)}${row}" authorId="0"><text><r><t xml:space="preserve">` +
-    `${xmlText(fix === undefined ? reason : `${reason}\nFix: ${fix}`)}</t></r></text></comment>`
-  );
+  const text = (fix === undefined ? reason : `${reason}\nFix: ${fix}`) + (after === undefined ? '' : `\n${after}`);
+  return `<comment ref="${columnLetter(column)}${row}" authorId="0"><text><r><t xml:space="preserve">${xmlText(text)}</t></r></text></comment>`;
 }
 
 const FIXES: readonly (readonly [RegExp, string | ((match: RegExpExecArray) => string)])[] = [

@@ -18,6 +18,8 @@ export interface FixItOptions {
   addKeyColumn: boolean;
   /** field → input column, to put a field's problem on its cell */
   columns?: Partial<Record<Field, number>> | undefined;
+  /** Fields built from several columns: a problem with one is marked on every column it is built from. */
+  composites?: Partial<Record<Field, { parts: readonly { column: number }[] }>> | undefined;
 }
 
 export interface FixItWorkbook {
@@ -38,7 +40,8 @@ export function writeFixItWorkbook(path: string, headers: readonly string[], opt
   const width = headers.length;
   const titles = [...headers, ...(options.addKeyColumn ? ['idempotency_key'] : []), 'error'];
   const errorColumn = titles.length - 1;
-  const columnOf = columnFinder(headers, options.columns ?? {});
+  const columnOf = columnFinder(headers, options.columns ?? {}, options.composites ?? {});
+  const builtFrom = partNotes(options.composites ?? {});
   let row = 1;
   let lastColumn = errorColumn;
   zip.begin(parts.SHEET);
@@ -62,7 +65,7 @@ export function writeFixItWorkbook(path: string, headers: readonly string[], opt
         const reason = marks.get(column);
         xml += parts.cell(column, row, cells[column]!, reason !== undefined);
         if (reason === undefined) continue;
-        notes.write(parts.comment(column, row, reason));
+        notes.write(parts.comment(column, row, reason, builtFrom.get(column)));
         shapes.write(parts.shape(column, row));
       }
       zip.write(`${xml}</row>`);
@@ -107,22 +110,39 @@ function tooLong(path: string, row: number, column: string | undefined): OutputE
   );
 }
 
-/** An issue's subject → its column: a field through the column plan, a quoted header by its text. */
-function columnFinder(headers: readonly string[], columns: Partial<Record<Field, number>>) {
-  return (subject: string): number | undefined => {
+/**
+ * An issue's subject → its columns: a field through the column plan (every part of a field
+ * built from several columns: its value is theirs together), a quoted header by its text.
+ */
+function columnFinder(headers: readonly string[], columns: Partial<Record<Field, number>>, composites: NonNullable<FixItOptions['composites']>) {
+  return (subject: string): number | readonly number[] | undefined => {
     if (subject.startsWith('"')) {
       const index = headers.indexOf(JSON.parse(subject) as string);
       return index < 0 ? undefined : index;
     }
-    return columns[subject as Field];
+    return composites[subject as Field]?.parts.map((part) => part.column) ?? columns[subject as Field];
   };
 }
 
-/** Column → the reasons that mark it; problems about no one column (or none found) mark `error`. */
+/** Each part column of a field built from several: the line its note ends with, so one red cell of four reads right. */
+function partNotes(composites: NonNullable<FixItOptions['composites']>): Map<number, string> {
+  const notes = new Map<number, string>();
+  for (const [field, composite] of Object.entries(composites)) {
+    const count = new Set(composite.parts.map((part) => part.column)).size;
+    if (count < 2) continue;
+    for (const part of composite.parts) notes.set(part.column, `(${field} is built from ${count} columns, each marked: this is one)`);
+  }
+  return notes;
+}
+
+/**
+ * Column → the reasons that mark it; a field built from several columns marks each of them;
+ * problems about no one column (or none found) mark `error`.
+ */
 export function markCells(
   error: string,
   param: string | undefined,
-  columnOf: (subject: string) => number | undefined,
+  columnOf: (subject: string) => number | readonly number[] | undefined,
   errorColumn: number,
 ): Map<number, string> {
   const marks = new Map<number, string>();
@@ -130,8 +150,13 @@ export function markCells(
     const before = marks.get(column);
     marks.set(column, before === undefined ? reason : `${before}\n${reason}`);
   };
+  const columnsOf = (subject: string): readonly number[] => {
+    const found = columnOf(subject);
+    return found === undefined ? [] : typeof found === 'number' ? [found] : found;
+  };
   if (param !== undefined) {
-    add(columnOf(param) ?? errorColumn, error);
+    const columns = columnsOf(param);
+    for (const column of columns.length === 0 ? [errorColumn] : columns) add(column, error);
     return marks;
   }
   const starts = [...error.matchAll(ISSUE_START)];
@@ -141,10 +166,10 @@ export function markCells(
   starts.forEach((match, i) => {
     const from = match.index + match[0].length;
     const to = starts[i + 1]?.index ?? error.length;
-    const column = columnOf(match[1]!);
+    const columns = columnsOf(match[1]!);
     const reason = error.slice(from, to);
-    if (column === undefined) add(errorColumn, `${match[1]}: ${reason}`);
-    else add(column, reason);
+    if (columns.length === 0) add(errorColumn, `${match[1]}: ${reason}`);
+    for (const column of columns) add(column, reason);
   });
   return marks;
 }

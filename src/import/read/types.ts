@@ -59,6 +59,16 @@ export interface SourceInfo {
    * (UTF-8 only: each such row is invalid); set once there is one, final when reading ends.
    */
   rowsWithInvalidBytes?: number;
+  /**
+   * A known export's footer after its rows (a Salesforce report's export details): its lines,
+   * left out of the rows; set when reading reaches it.
+   */
+  exportFooter?: {
+    /** The footer's lines (CSV) or sheet rows. */
+    lines: number[];
+    /** What it is, in words: `Salesforce's export details`. */
+    of: string;
+  };
   /** ',' for spreadsheets. */
   delimiter: string;
   /**

@@ -10,6 +10,16 @@ import { open } from 'node:fs/promises';
 import { parse } from 'csv-parse';
 import { unescapeFormula } from '../row/normalize.js';
 import { OUTCOMES } from './results.js';
+import { isRetryableStatus } from '../../service/retry.js';
+
+/**
+ * A failed row the service refused for what it holds: a 4xx that neither a retry nor a resume
+ * changes. Not 401/403 (the token: the run stops), not 404/405 (the address: no row is at fault),
+ * not the retryable 408, 425 and 429.
+ */
+export function refusedRow(status: number | undefined): boolean {
+  return status !== undefined && status >= 400 && status < 500 && !isRetryableStatus(status) && ![401, 403, 404, 405].includes(status);
+}
 
 /** What a row read owes the results file. */
 export type RowDue = 'outcome' | 'other_shard' | 'created_earlier';

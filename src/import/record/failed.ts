@@ -49,6 +49,8 @@ export interface FailedOptions {
   dropColumn?: number | undefined;
   /** Which input column feeds which field: a workbook marks the cells at fault. */
   columns?: Partial<Record<Field, number>> | undefined;
+  /** Fields built from several columns: a workbook marks each of their columns. */
+  composites?: Partial<Record<Field, { parts: readonly { column: number }[] }>> | undefined;
   /** The input's name and how its rows are counted on screen ('line' for CSV, 'row' for a worksheet). */
   source?: { name: string; word: 'line' | 'row' } | undefined;
 }
@@ -178,7 +180,7 @@ function lockedWorkbook(
   try {
     // A re-imported workbook's own `error` column (the last) is not carried over.
     const kept = options.dropColumn === undefined ? headers : headers.filter((_, i) => i !== options.dropColumn);
-    workbook = writeFixItWorkbook(path, kept, { addKeyColumn: options.addKeyColumn, ...(options.columns && { columns: options.columns }) });
+    workbook = writeFixItWorkbook(path, kept, { addKeyColumn: options.addKeyColumn, columns: options.columns, composites: options.composites });
   } catch (error) {
     lock.release();
     throw error;

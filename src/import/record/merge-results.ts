@@ -3,13 +3,16 @@
  * that together they hold every row exactly once (no row twice, none missing, no shard absent);
  * or the results of several sources of one migration as one report.
  */
-import { closeSync, createReadStream } from 'node:fs';
+import { closeSync, createReadStream, fsyncSync, linkSync, lstatSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { parse } from 'csv-parse';
 import { csvRecord } from '../../infra/csv-text.js';
 import { InputError, UsageError } from '../../errors.js';
-import { createPrivate, writeFully } from '../../infra/output-files.js';
+import { createPrivate, refuseLink, writeFully } from '../../infra/output-files.js';
+import { shownPath } from '../../infra/printable.js';
+import { tempBeside } from '../../infra/temp-files.js';
 import { OUTCOMES, type Outcome, RESULT_COLUMNS } from './results.js';
+import { backupResults } from './results-guard.js';
 import { readMeta } from './results-meta.js';
 
 export interface MergeSummary {
@@ -17,6 +20,8 @@ export interface MergeSummary {
   files: string[];
   rows: number;
   counts: Record<Outcome, number>;
+  /** The file `--overwrite` replaced, kept beside it under this name. */
+  backup?: string | undefined;
   /** Several sources of one migration: each source's files, rows and counts (the merged file's `source` column). */
   sources?: SourceMerged[] | undefined;
 }
@@ -47,30 +52,94 @@ interface Group {
  * a shard or rows missing, one idempotency key created as two clients, one client created under
  * two keys).
  */
-export async function mergeResults(files: readonly string[], out: string): Promise<MergeSummary> {
+export async function mergeResults(files: readonly string[], out: string, options: { overwrite?: boolean | undefined } = {}): Promise<MergeSummary> {
   if (files.length === 0) throw new UsageError('results merge needs the shards\' results files', 'bad_option');
+  const overwrite = options.overwrite === true;
+  assertMergeOut(out, overwrite);
   const bySource = new Map<string, string[]>();
   for (const file of files) {
     const source = sourceOf(file);
     bySource.set(source, [...(bySource.get(source) ?? []), file]);
   }
-  if (bySource.size === 1) return mergeShards(files, out);
+  if (bySource.size === 1) return mergeShards(files, out, overwrite);
   const groups: Group[] = [];
   for (const [source, group] of bySource) groups.push(await readGroup(source, group));
   checkConflicts(groups);
-  return writeMigration(groups, files, out);
+  return writeMigration(groups, files, out, overwrite);
 }
 
-async function mergeShards(files: readonly string[], out: string): Promise<MergeSummary> {
-  const group = await readGroup(sourceOf(files[0]!), files);
-  const fd = createPrivate(out);
+/**
+ * Refused before anything is read: an existing `--out` without `--overwrite` (a merged file is
+ * never replaced silently), a directory, a link.
+ */
+export function assertMergeOut(out: string, overwrite: boolean): void {
+  refuseLink(out);
+  let found;
   try {
+    found = lstatSync(out);
+  } catch {
+    return;
+  }
+  if (found.isDirectory()) throw new UsageError(`--out ${shownPath(out)} is a directory; name a file`, 'output_unwritable');
+  if (!overwrite) {
+    throw new UsageError(
+      `--out ${shownPath(out)} already exists: results merge never replaces a file silently; add --overwrite to replace it ` +
+        '(the old one is kept beside it as a dated .bak copy), or name another file',
+      'output_exists',
+    );
+  }
+}
+
+/**
+ * Writes the merged file at a temp name beside `out`, then puts it in place: linked (never over a
+ * file that appeared meanwhile), or with `overwrite` renamed over the old one, which is first
+ * kept as a dated copy. Returns that copy's name.
+ */
+export async function commitMerged(out: string, overwrite: boolean, fill: (fd: number) => void): Promise<string | undefined> {
+  const temp = tempBeside(out);
+  const fd = createPrivate(temp);
+  try {
+    try {
+      fill(fd);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    const backup = overwrite && lstatQuietly(out)?.isFile() === true ? await backupResults(out) : undefined;
+    putInPlace(temp, out, overwrite);
+    return backup;
+  } finally {
+    rmSync(temp, { force: true });
+  }
+}
+
+function putInPlace(temp: string, out: string, overwrite: boolean): void {
+  try {
+    if (overwrite) renameSync(temp, out);
+    else linkSync(temp, out);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // A file made at `out` since the check: refused as it would have been then.
+    if (code === 'EEXIST') assertMergeOut(out, overwrite);
+    throw new UsageError(`cannot write ${shownPath(out)}: ${code ?? String(error)}`, 'output_unwritable');
+  }
+}
+
+function lstatQuietly(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+async function mergeShards(files: readonly string[], out: string, overwrite: boolean): Promise<MergeSummary> {
+  const group = await readGroup(sourceOf(files[0]!), files);
+  const backup = await commitMerged(out, overwrite, (fd) => {
     writeFully(fd, csvRecord(group.header, '\n'), out);
     for (let row = 1; row <= group.lines.size; row++) writeFully(fd, csvRecord(group.lines.get(row)!.record, '\n'), out);
-  } finally {
-    closeSync(fd);
-  }
-  return { out, files: [...files], rows: group.lines.size, counts: group.counts };
+  });
+  return { out, files: [...files], rows: group.lines.size, counts: group.counts, backup };
 }
 
 /** A results file's source: its sidecar's input, else its name less `.results…csv` and a shard's part. */
@@ -147,15 +216,14 @@ function checkConflicts(groups: readonly Group[]): void {
   }
 }
 
-async function writeMigration(groups: readonly Group[], files: readonly string[], out: string): Promise<MergeSummary> {
+async function writeMigration(groups: readonly Group[], files: readonly string[], out: string, overwrite: boolean): Promise<MergeSummary> {
   // Every input column by name, in the order first met.
   const inputColumns: string[] = [];
   for (const group of groups) {
     for (const name of group.header.slice(RESULT_COLUMNS.length)) if (!inputColumns.includes(name)) inputColumns.push(name);
   }
   const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
-  const fd = createPrivate(out);
-  try {
+  const backup = await commitMerged(out, overwrite, (fd) => {
     writeFully(fd, csvRecord(['source', ...RESULT_COLUMNS, ...inputColumns], '\n'), out);
     for (const group of groups) {
       const at = inputColumns.map((name) => group.header.indexOf(name, RESULT_COLUMNS.length));
@@ -167,11 +235,9 @@ async function writeMigration(groups: readonly Group[], files: readonly string[]
       }
       for (const outcome of OUTCOMES) counts[outcome] += group.counts[outcome];
     }
-  } finally {
-    closeSync(fd);
-  }
+  });
   const sources = groups.map(({ source, files: of, lines, counts: c }) => ({ source, files: of, rows: lines.size, counts: c }));
-  return { out, files: [...files], rows: sources.reduce((sum, s) => sum + s.rows, 0), counts, sources };
+  return { out, files: [...files], rows: sources.reduce((sum, s) => sum + s.rows, 0), counts, sources, backup };
 }
 
 /** The first gap in 1..max as "A–B", when the rows are not exactly 1..n. */
@@ -187,7 +253,7 @@ function missingRows(n: number, lines: Map<number, unknown>): string | undefined
 }
 
 /** Files named `….shard-K-of-N…` must be shards of one N, each K once, none missing. */
-function checkShardNames(files: readonly string[]): void {
+export function checkShardNames(files: readonly string[]): void {
   const shards = files.map((file) => /\.shard-(\d+)-of-(\d+)/.exec(basename(file)));
   if (shards.some((m) => m === null)) return;
   const counts = new Set(shards.map((m) => Number(m![2])));

@@ -221,6 +221,9 @@ export function earlierRunsOf(previous: ResultsMeta | undefined): RunRecord[] | 
 export function assertSameService(results: string, meta: ResultsMeta | undefined, service: string | undefined): void {
   if (meta?.writtenBy !== 'import' || meta.service === undefined || service === undefined) return;
   if (meta.service === service) return;
+  // Nothing of it is on that service (a base URL whose path was wrong): the right one may continue it.
+  const counts = meta.end?.counts;
+  if (counts !== undefined && (counts.created ?? 0) + (counts.existing ?? 0) + (counts.skipped ?? 0) === 0) return;
   throw new UsageError(
     `results file ${results} was written against ${meta.service}, not ${service}: its created rows are not on this service. ` +
       'Use --overwrite to start that file again, or --results with another file',

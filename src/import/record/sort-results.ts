@@ -11,20 +11,17 @@ import { closeSync, createReadStream, fsyncSync, renameSync, rmSync } from 'node
 import { parse } from 'csv-parse';
 import { csvRecord } from '../../infra/csv-text.js';
 import { OutputError } from '../../errors.js';
+import { BytesWriter, mergeRuns, type RunHead, type SortLine, sortLines, writeRun as writeSortedRun } from '../../infra/external-sort.js';
 import { tempBeside } from '../../infra/temp-files.js';
-import { createPrivate, writeFully } from '../../infra/output-files.js';
+import { createPrivate } from '../../infra/output-files.js';
 
 /** Bytes of results lines held at once. */
 const CHUNK_BYTES = 8 * 1024 * 1024;
 
-/**
- * A line as UTF-8 bytes: compact, where the string csvRecord builds is a rope of the record's
- * cells (several times its length in memory).
- */
-interface Line {
-  row: number;
-  bytes: Buffer;
-}
+/** A results line keyed by its row number (infra/external-sort.ts says why bytes). */
+type Line = SortLine<number>;
+
+const byRow = (a: number, b: number) => a - b;
 
 export async function sortResults(path: string, chunkBytes = CHUNK_BYTES): Promise<void> {
   const runs: string[] = [];
@@ -38,7 +35,7 @@ export async function sortResults(path: string, chunkBytes = CHUNK_BYTES): Promi
         header = bytes;
         continue;
       }
-      chunk.push({ row: Number(record[0]), bytes });
+      chunk.push({ key: Number(record[0]), bytes });
       held += bytes.length;
       if (held >= chunkBytes) {
         runs.push(writeRun(path, chunk));
@@ -64,44 +61,11 @@ function readRecords(path: string): AsyncIterable<string[]> {
 }
 
 function sorted(lines: Line[]): Iterable<Line> {
-  return lines.sort((a, b) => a.row - b.row);
+  return sortLines(lines, byRow);
 }
 
 function writeRun(path: string, lines: Line[]): string {
-  const run = tempBeside(path);
-  const fd = createPrivate(run);
-  try {
-    const out = new BytesWriter(fd, run);
-    for (const line of sorted(lines)) out.write(line.bytes);
-    out.flush();
-  } finally {
-    closeSync(fd);
-  }
-  return run;
-}
-
-/** Lines' bytes gathered into writes of about 64 KiB. */
-class BytesWriter {
-  #parts: Buffer[] = [];
-  #length = 0;
-
-  constructor(
-    readonly fd: number,
-    readonly path: string,
-  ) {}
-
-  write(bytes: Buffer): void {
-    this.#parts.push(bytes);
-    this.#length += bytes.length;
-    if (this.#length >= 65_536) this.flush();
-  }
-
-  flush(): void {
-    if (this.#length === 0) return;
-    writeFully(this.fd, Buffer.concat(this.#parts, this.#length), this.path);
-    this.#parts = [];
-    this.#length = 0;
-  }
+  return writeSortedRun(path, lines, byRow);
 }
 
 /** Writes header + lines to a temp file beside `path`, then renames it over `path`. */
@@ -116,13 +80,7 @@ function replaceWith(path: string, header: Buffer, parts: Iterable<Iterable<Line
 function replaceWithMerge(path: string, header: Buffer, runs: string[]): Promise<void> {
   return rewrite(path, header, async (out) => {
     const heads = await Promise.all(runs.map(async (run) => openRun(run)));
-    for (;;) {
-      let min: RunHead | undefined;
-      for (const head of heads) if (head.line && (!min || head.line.row < min.line!.row)) min = head;
-      if (!min) break;
-      out.write(min.line!.bytes);
-      await min.next();
-    }
+    await mergeRuns(heads, byRow, (line) => out.write(line.bytes));
   });
 }
 
@@ -144,18 +102,13 @@ async function rewrite(path: string, header: Buffer, body: (out: BytesWriter) =>
   }
 }
 
-interface RunHead {
-  line: Line | undefined;
-  next(): Promise<void>;
-}
-
-async function openRun(run: string): Promise<RunHead> {
+async function openRun(run: string): Promise<RunHead<number>> {
   const records = readRecords(run)[Symbol.asyncIterator]();
-  const head: RunHead = {
+  const head: RunHead<number> = {
     line: undefined,
     async next() {
       const step = await records.next();
-      head.line = step.done ? undefined : { row: Number(step.value[0]), bytes: Buffer.from(csvRecord(step.value, '\n'), 'utf8') };
+      head.line = step.done ? undefined : { key: Number(step.value[0]), bytes: Buffer.from(csvRecord(step.value, '\n'), 'utf8') };
     },
   };
   await head.next();

@@ -32,7 +32,9 @@ function errorOf(stop: Stop, abortReason: unknown): Error {
     case 'auth':
       return new AuthError(stop.message);
     case 'connection':
-      return stop.fix !== undefined ? new ConnectionError(stop.cause ?? stop.message, stop.fix) : new ConnectionError(stop.message, 'checkSetup (or ccs-bulk check) tests the connection');
+      return stop.fix !== undefined
+        ? new ConnectionError(stop.cause ?? stop.message, stop.fix, { code: stop.code as CodeOf<'ConnectionError'> })
+        : new ConnectionError(stop.message, 'checkSetup (or ccs-bulk check) tests the connection');
     case 'outage':
       return new OutageError(stop.message);
     case 'input_error':

@@ -11,6 +11,8 @@ import {
   type Language,
 } from '../fields.js';
 import type { HeaderTest } from '../read/index.js';
+import { type Composite, isTemplate, parseTemplate } from './composite.js';
+import { exportTemplates, findColumn, recognizedOf, recognizeExport, type RecognizedExport, resolveTemplate } from './recognize.js';
 
 /** Which input column feeds which field: plain data, decided before the first request. */
 export interface ColumnPlan {
@@ -23,12 +25,27 @@ export interface ColumnPlan {
   language: Language;
   /** Fields whose header only another language than English reads: `country` ← "Land" (de). */
   languages: Partial<Record<Field, Language>>;
+  /**
+   * Fields built from several columns (a --map template, or a recognized export's parts); such a
+   * field's `columns` entry is its first part's column.
+   */
+  composites: Partial<Record<Field, Composite>>;
+  /** The export the header row was recognized as (crm-exports.ts), when it was. */
+  recognized?: RecognizedExport | undefined;
+}
+
+/** Every column a field reads: single columns and each composite's parts. */
+export function usedColumns(plan: Pick<ColumnPlan, 'columns' | 'composites'>): Set<number> {
+  const used = new Set(Object.values(plan.columns));
+  for (const composite of Object.values(plan.composites)) for (const part of composite.parts) used.add(part.column);
+  return used;
 }
 
 /**
- * Maps headers to fields: --map first (exact header, then folded), then the header words of
- * every language (fields.ts), folded. Missing required columns, and a header that
- * reads as two fields, stop the run before anything is sent.
+ * Maps headers to fields: --map first (exact header, then folded; a template's every part),
+ * then a recognized export's columns (crm-exports.ts), then the header words of every language
+ * (fields.ts), folded. Missing required columns, and a header that reads as two fields, stop
+ * the run before anything is sent.
  */
 export function mapColumns(
   file: string,
@@ -43,20 +60,20 @@ export function mapColumns(
   const columns: Partial<Record<Field, number>> = {};
   const taken = new Set<number>();
 
-  for (const field of FIELDS) {
-    const wanted = map[field];
-    if (wanted === undefined) continue;
-    let index = headers.indexOf(wanted);
-    if (index < 0) index = folded.indexOf(foldHeader(wanted));
-    if (index < 0) {
-      throw new InputError(
-        `${shownPath(file)}: --map ${field}=${wanted}: no such column; headers found: ${list(headers)}`,
-        'map_unknown_header',
-        { file, line },
-      );
-    }
-    columns[field] = index;
-    taken.add(index);
+  const composites: Partial<Record<Field, Composite>> = {};
+  // `template`: a --map template, composed (white space normalized) even with one part.
+  const take = (field: Field, composite: Composite, template = false) => {
+    columns[field] = composite.parts[0]!.column;
+    for (const part of composite.parts) taken.add(part.column);
+    if (template || composite.parts.length > 1 || composite.lead !== '' || composite.parts[0]!.after !== '') composites[field] = composite;
+  };
+
+  mapGiven(file, headers, map, line, take);
+
+  const kind = recognizeExport(headers);
+  if (kind !== undefined) {
+    const found = exportTemplates(kind, headers, taken);
+    for (const field of FIELDS) if (columns[field] === undefined && found[field] !== undefined) take(field, found[field]);
   }
 
   const readings = headerReadings(file, headers, folded, taken, columns, line, table);
@@ -85,7 +102,8 @@ export function mapColumns(
   const missing = REQUIRED_FIELDS.filter((field) => columns[field] === undefined);
   if (missing.length > 0) {
     throw new InputError(
-      `${shownPath(file)}: missing required column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}; ` +
+      `${shownPath(file)}: missing required column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}` +
+        `${kind === undefined ? '' : ` (recognized: ${kind.label}, which has no such column)`}; ` +
         `headers found${line > 1 ? ` (${unit} ${line})` : ''}: ${list(headers)}. ` +
         'Rename the columns or use --map field=Header (--header-row N if the header is another row).',
       'missing_columns',
@@ -93,7 +111,35 @@ export function mapColumns(
     );
   }
   const unknown = headers.filter((header, index) => !taken.has(index) && header.trim() !== '');
-  return { headers, columns, unknown, language, languages };
+  return { headers, columns, unknown, language, languages, composites, ...(kind !== undefined && { recognized: recognizedOf(kind) }) };
+}
+
+/** The --map columns: a header (exact, else folded), or a template's parts. */
+function mapGiven(
+  file: string,
+  headers: readonly string[],
+  map: Partial<Record<Field, string>>,
+  line: number,
+  take: (field: Field, composite: Composite, template?: boolean) => void,
+): void {
+  const folded = headers.map(foldHeader);
+  for (const field of FIELDS) {
+    const wanted = map[field];
+    if (wanted === undefined) continue;
+    if (isTemplate(wanted)) {
+      take(field, resolveTemplate(file, field, wanted, headers, line), true);
+      continue;
+    }
+    const column = findColumn(headers, folded, wanted);
+    if (column < 0) {
+      throw new InputError(
+        `${shownPath(file)}: --map ${field}=${wanted}: no such column; headers found: ${list(headers)}`,
+        'map_unknown_header',
+        { file, line },
+      );
+    }
+    take(field, { template: wanted, lead: '', parts: [{ header: headers[column]!, after: '', column }] });
+  }
 }
 
 /** Each column's readings (none for one --map took); a header two fields claim stops the run. */
@@ -174,7 +220,9 @@ export function headerTest(map: Partial<Record<Field, string>>): HeaderTest {
   return {
     required: REQUIRED_FIELDS.map((field) => {
       const wanted = map[field];
-      return wanted === undefined ? headerWords(field).map(foldHeader) : [foldHeader(wanted)];
+      if (wanted === undefined) return headerWords(field).map(foldHeader);
+      // A template's parts each stand in the header row; its first one is enough to find it.
+      return [foldHeader(isTemplate(wanted) ? parseTemplate(field, wanted).parts[0]!.header : wanted)];
     }),
   };
 }

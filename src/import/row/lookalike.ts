@@ -10,7 +10,7 @@ import { EXPORT_COLUMNS } from '../../export/columns.js';
 import { closest } from '../../infra/did-you-mean.js';
 import { FIELDS, type Field, foldHeader, headerWords, REQUIRED_FIELDS } from '../fields.js';
 import type { RawRecord, SourceInfo } from '../read/index.js';
-import type { ColumnPlan } from './columns.js';
+import { type ColumnPlan, usedColumns } from './columns.js';
 import { SIGNS } from './currency-names.js';
 import { toCurrencyCode, toIsoDate } from './normalize.js';
 
@@ -104,7 +104,7 @@ export function findLookalikes(
   format: SourceInfo['format'],
 ): LookalikeColumn[] {
   const open = OPTIONAL_FIELDS.filter((field) => plan.columns[field] === undefined);
-  const taken = new Set(Object.values(plan.columns));
+  const taken = usedColumns(plan);
   const found: LookalikeColumn[] = [];
   plan.headers.forEach((header, index) => {
     if (open.length === 0 || taken.has(index) || ignored.has(index) || header.trim() === '' || EXPORT_ONLY.has(foldHeader(header))) return;

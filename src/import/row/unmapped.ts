@@ -8,9 +8,11 @@
 import { shellQuote } from '../../cli/resume-command.js';
 import { InputError, UsageError } from '../../errors.js';
 import { shownPath } from '../../infra/printable.js';
-import { foldHeader } from '../fields.js';
-import { peekRows, type RowSource } from '../read/index.js';
-import type { ColumnPlan } from './columns.js';
+import { type Field, foldHeader } from '../fields.js';
+import { peekRows, type RawRecord, type RowSource } from '../read/index.js';
+import { findPartialAddress, type PartialAddress, partialAddressError } from './address-parts.js';
+import { type ColumnPlan, usedColumns } from './columns.js';
+import { composeValue, type CompositeField, type CompositeSample, describeParts } from './composite.js';
 import { describeLookalike, findLookalikes, type LookalikeColumn, OPTIONAL_FIELDS, SAMPLE_ROWS } from './lookalike.js';
 
 export type { LookalikeColumn } from './lookalike.js';
@@ -27,7 +29,14 @@ export interface UnmappedCheck {
   /** The source to read the rows from: the one given, or its replay when rows were read ahead. */
   source: RowSource;
   lookalikes: LookalikeColumn[];
+  /** City or postal-code columns the address leaves out: only a dry run gets this far with any. */
+  partialAddress: PartialAddress | undefined;
+  /** Each field built from several columns: its parts and first results (COMPOSITE_SAMPLES), from the first rows. */
+  composites: Partial<Record<Field, CompositeField>>;
 }
+
+/** Sample results shown for each composite field. */
+export const COMPOSITE_SAMPLES = 3;
 
 /**
  * Checks the unmapped columns of a planned run. Rows are read ahead (SAMPLE_ROWS) only when a
@@ -36,14 +45,38 @@ export interface UnmappedCheck {
  */
 export async function checkUnmapped(file: string, source: RowSource, plan: ColumnPlan, settings: UnmappedSettings): Promise<UnmappedCheck> {
   const ignored = ignoredColumns(file, plan, settings.ignoreColumns);
+  // A recognized export's record dates and checksums are no client's: never a lookalike.
+  const bookkeeping = (plan.recognized?.bookkeeping ?? []).map(foldHeader);
+  plan.headers.forEach((header, index) => {
+    if (bookkeeping.some((prefix) => foldHeader(header).startsWith(prefix))) ignored.add(index);
+  });
+  const partialAddress = findPartialAddress(plan, ignored);
+  if (settings.refuse && partialAddress !== undefined) throw partialAddressError(file, partialAddress);
   const open = OPTIONAL_FIELDS.some((field) => plan.columns[field] === undefined);
-  const taken = new Set(Object.values(plan.columns));
+  const taken = usedColumns(plan);
   const unmapped = plan.headers.some((header, index) => !taken.has(index) && !ignored.has(index) && header.trim() !== '');
-  if (!open || !unmapped) return { source, lookalikes: [] };
+  const composed = Object.keys(plan.composites).length > 0;
+  if (!composed && (!open || !unmapped)) return { source, lookalikes: [], partialAddress, composites: {} };
   const peeked = await peekRows(source, SAMPLE_ROWS);
-  const lookalikes = findLookalikes(plan, ignored, peeked.rows, source.info.format);
+  const lookalikes = open && unmapped ? findLookalikes(plan, ignored, peeked.rows, source.info.format) : [];
   if (settings.refuse && lookalikes.length > 0) throw lookalikeError(file, lookalikes);
-  return { source: peeked.source, lookalikes };
+  return { source: peeked.source, lookalikes, partialAddress, composites: sampleComposites(plan, peeked.rows) };
+}
+
+/** Each composite field with its first results: from rows where any part has a value. */
+export function sampleComposites(plan: ColumnPlan, rows: readonly RawRecord[]): Partial<Record<Field, CompositeField>> {
+  const samples: Partial<Record<Field, CompositeField>> = {};
+  for (const [field, composite] of Object.entries(plan.composites) as [Field, NonNullable<ColumnPlan['composites'][Field]>][]) {
+    const found: CompositeSample[] = [];
+    for (const row of rows) {
+      const parts = composite.parts.map((part) => (row.values[part.column] ?? '').trim());
+      if (parts.every((part) => part === '')) continue;
+      found.push({ value: composeValue(composite, row.values), parts });
+      if (found.length === COMPOSITE_SAMPLES) break;
+    }
+    samples[field] = { template: composite.template, parts: composite.parts.map((part) => part.header), described: describeParts(composite), samples: found };
+  }
+  return samples;
 }
 
 /** The columns --ignore-column names, by index: each must exist and feed no field. */
@@ -51,6 +84,7 @@ export function ignoredColumns(file: string, plan: ColumnPlan, ignore: readonly 
   const { headers } = plan;
   const folded = headers.map(foldHeader);
   const fieldOf = new Map(Object.entries(plan.columns).map(([field, index]) => [index, field]));
+  for (const [field, composite] of Object.entries(plan.composites)) for (const part of composite.parts) fieldOf.set(part.column, field);
   const ignored = new Set<number>();
   for (const wanted of ignore) {
     let index = headers.indexOf(wanted);

@@ -15,6 +15,7 @@ import { readCurrencyName } from './currency-names.js';
 import { emailTypo } from './email-typos.js';
 import { asciiDomain } from './email.js';
 import { suggestCountry, suggestCurrency } from './suggest.js';
+import { composeValue } from './composite.js';
 
 export interface ClientFields {
   name: string;
@@ -232,7 +233,9 @@ export function rowValidator(
     let trimmed = 0;
     let unescaped = 0;
     for (const [field, index] of columns) {
-      const raw = values[index] ?? '';
+      // A field built from several columns is their cells joined (composite.ts).
+      const composite = plan.composites[field];
+      const raw = composite === undefined ? (values[index] ?? '') : composeValue(composite, values);
       const unquoted = unescapeFormula(raw);
       const value = unquoted.trim();
       if (unquoted !== raw) unescaped++;

@@ -6,7 +6,9 @@
  * And while `auto` is still growing the wire's limit (it doubles once a round trip at first),
  * the signer does not wait for it: the rows it signs meanwhile go out as the limit grows. Once
  * anything pushed back, the backlog is closed: signed rows waiting through a 429's pause would
- * keep every slot busy after it and read to the controller as room to grow.
+ * keep every slot busy after it and read to the controller as room to grow. The controller is
+ * told how many signed rows wait for a slot: once they fall from one round trip to the next, the
+ * wire takes rows faster than they are signed, and the limit grows no further while they drain.
  * `slot()` resolves only when the window has room, so the reader pauses while it is full
  * and memory stays flat whatever the file size. With `concurrency: 'auto'` the wire's limit
  * follows the adaptive limit (service/adaptive-limit.ts), fed every attempt's answer through `observe`.
@@ -101,6 +103,12 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
   const wire = createWireSlots(limit.current);
   const signing = pLimit(ahead);
   const running = new Set<Promise<void>>();
+  // Signed rows waiting for a wire slot: fewer from one round trip to the next while the limit
+  // is full and more rows wait to be signed (or read: the window is full) says the signer, not
+  // the service, is what it waits for. (Past the file's last row, the rows waiting are all
+  // there is to send, and sending them sooner is faster.)
+  let ready = 0;
+  const moreToSign = () => signing.activeCount >= ahead || signing.pendingCount > 0 || waiter !== undefined;
   let waiter: (() => void) | undefined;
   // --rate: sends take turns through this chain; each waits from the moment the previous one
   // actually started, so a timer that fires late (a busy event loop) never lets two bunch up.
@@ -136,7 +144,8 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
     // --rate paces what goes on the wire, not what is read: signed rows waiting for a slot
     // must not go out back to back when a slow request frees it.
     async wire(work) {
-      const slot = await wire.take();
+      ready++;
+      const slot = await wire.take().finally(() => ready--);
       try {
         if (rate !== undefined) await paced(rate);
         return await work(slot);
@@ -151,7 +160,9 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
       }
     },
     observe(answer) {
-      limit.observe(answer, Math.max(1, wire.held));
+      // Counted with the rows on a signing thread: a batch of signatures done moves rows from
+      // one to the other, and only the wire taking them, faster than they are signed, lowers both.
+      limit.observe(answer, Math.max(1, wire.held), undefined, moreToSign() ? ready + signing.activeCount : undefined);
       wire.limit = limit.current;
     },
     limits: () => limit.limits(),

@@ -12,7 +12,7 @@ import { bodyHash } from '../record/trail.js';
 import type { RawRecord } from '../read/index.js';
 import type { Recorder } from '../record/recorder.js';
 import type { SendWindow } from './send-window.js';
-import { AnswerStreak, systemicMessage } from './systemic.js';
+import { AnswerStreak, stopOnMissingRoute, systemicMessage } from './systemic.js';
 import type { ClientFields } from '../row/validate-row.js';
 
 export type SendRow = (raw: RawRecord, fields: ClientFields, key: string) => Promise<void>;
@@ -43,7 +43,7 @@ export function createSender(
         try {
           reply = await service.sendCreate(prepared, { row: raw.row, slot });
         } catch (error) {
-          return recordFailure(recorder, raw, key, error, streak, bodyHash(prepared.bytes));
+          return recordFailure(recorder, raw, key, error, streak, bodyHash(prepared.bytes), service.baseUrl);
         }
         streak.answer(undefined, raw.row, '');
         recorder.record({
@@ -69,8 +69,8 @@ export function createSender(
   return (raw, fields, key) => send(raw, fields, key).catch(outputFailed);
 }
 
-/** `bodySha256`: the body that went out, when the failure came after sending. */
-function recordFailure(recorder: Recorder, raw: RawRecord, key: string, error: unknown, streak?: AnswerStreak, bodySha256?: string): void {
+/** `bodySha256`: the body that went out, when the failure came after sending (to `baseUrl`). */
+function recordFailure(recorder: Recorder, raw: RawRecord, key: string, error: unknown, streak?: AnswerStreak, bodySha256?: string, baseUrl = ''): void {
   const failure = asServiceError(error);
   if (failure.code === 'wait_interrupted') {
     // Ctrl-C during a retry wait: it may exist already; resume sends it again under the same key.
@@ -109,6 +109,18 @@ function recordFailure(recorder: Recorder, raw: RawRecord, key: string, error: u
     return;
   }
   if (failure instanceof AuthError) recorder.stop('auth', failure.message, 'auth', authStop(failure));
+  // The first answers all 404/405: held back until it is known whether the base URL is wrong.
+  const unsend = (message: string) =>
+    recorder.record({ row: raw.row, line: raw.line, outcome: 'not_attempted', httpStatus: failure.status, attempts: failure.attempts, key, errorType: failure.type, errorCode: 'endpoint_not_found', errorMessage: message, values: raw.values, echo: raw.echo });
+  const fail = () => recordFailed(recorder, raw, key, failure, streak, bodySha256);
+  if (streak?.opening.failed(failure, { fail, unsend }, baseUrl) === true) {
+    stopOnMissingRoute(streak.opening, recorder);
+    return;
+  }
+  fail();
+}
+
+function recordFailed(recorder: Recorder, raw: RawRecord, key: string, failure: ServiceError, streak?: AnswerStreak, bodySha256?: string): void {
   // After the row's own line below: the row that makes the streak systemic is failed, the rest not sent.
   const systemic = streak?.answer(failure.code, raw.row, failure.message) === true;
   recorder.record(

@@ -40,3 +40,8 @@ export function shardResultsPath(results: string, shard: Shard): string {
   const ext = extname(results);
   return `${results.slice(0, results.length - ext.length)}.shard-${shard.index}-of-${shard.count}${ext}`;
 }
+
+/** A shard's own file for an output path (results, --failed, --report); the path itself without a shard. */
+export function shardPath<T extends string | undefined>(path: T, shard: Shard | undefined): T {
+  return (path !== undefined && shard ? shardResultsPath(path, shard) : path) as T;
+}

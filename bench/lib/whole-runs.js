@@ -1,0 +1,112 @@
+/**
+ * Whole runs at a distance, as a many-core machine's table is measured: per round trip,
+ * `import` with no flags beside the floor (a bare client that signs on every core with the
+ * signing rate × the round trip in flight, 4 a core at least), each a whole process against a
+ * fresh sandbox, rows over its whole wall time (start-up included); with the most requests the
+ * sandbox held at once, where `import` settled, and its peak RSS. The machine is this one
+ * (its cores, its measured signing rate, real RSA-4096 signatures) or an emulated one (a paced
+ * signer of that many threads against a sandbox that does not verify: children/import-paced.js).
+ */
+import { availableParallelism, cpus } from 'node:os';
+import { rmSync } from 'node:fs';
+import { bodies, dataset } from './make-inputs.js';
+import { BIN, child, lastJson, runNode, sandbox, tempPath, timeoutFor } from './run-child.js';
+import { count, mb, perSecond, row } from './report.js';
+
+export const WHOLE_RUN_RTTS = [0, 150, 300, 500];
+/** The emulated machine: 16 signing threads at 6.8 ms a signature (the 16-core machine measured: ~2,300 rows/s). */
+export const MANY_CORES = { cores: 16, ms: 6.8 };
+
+/** This machine: its cores and the signing rate part 0 measured on them. */
+export function thisMachine(ctx) {
+  const cores = availableParallelism();
+  const rate = ctx.signing?.pool ?? 250 * cores;
+  return { label: `this machine (${cores} × ${cpus()[0]?.model ?? 'cpu'}, ${count(rate)} signatures/s)`, cores, rate, paced: undefined };
+}
+
+/** A machine of `cores` signing threads at `ms` each, emulated on this one (BENCH_MANY_CORES=N picks N). */
+export function emulatedMachine(cores = MANY_CORES.cores, ms = MANY_CORES.ms) {
+  const rate = (cores * 1000) / ms;
+  return { label: `${cores} cores emulated (paced signer, ${count(Math.round(rate))} signatures/s; sandbox not verifying)`, cores, rate, paced: { threads: cores, ms } };
+}
+
+/** One row per round trip: import with no flags ÷ its floor, whole processes. */
+export async function wholeRunTable(ctx, machine, { rows, part }) {
+  const out = [];
+  for (const latencyMs of WHOLE_RUN_RTTS) {
+    const inFlight = Math.max(4 * machine.cores, Math.ceil((machine.rate * latencyMs) / 1000));
+    ctx.log(`  ${machine.label}, ${latencyMs} ms: the floor (${count(inFlight)} in flight), then import with no flags (${count(rows)} rows)…`);
+    const floor = await floorRun(ctx, machine, { rows, latencyMs, inFlight });
+    const run = await importRun(ctx, machine, { rows, latencyMs });
+    const ratio = run.rowsPerSecond / floor.rowsPerSecond;
+    const bound = 1.5 * run.rowsPerSecond * (latencyMs / 1000) + 16;
+    out.push(
+      row({
+        part,
+        measure: `${machine.label}, ${latencyMs} ms, ${count(rows)} rows, no flags, whole run (settled ${run.settled}; at most ${count(run.peakInFlight)} at the service at once, 1.5 × rows/s × round trip + 16 = ${count(Math.round(bound))}; peak RSS ${mb(run.maxRssMb)})`,
+        figure: perSecond(run.rowsPerSecond),
+        baseline: `${perSecond(floor.rowsPerSecond)} (floor, ${count(inFlight)} in flight; at most ${count(floor.peakInFlight)} at the service)`,
+        ratio,
+        target: '≥ 0.90, RSS < 250 MB',
+        pass: ratio >= 0.9 && (run.maxRssMb ?? 0) < 250,
+        runs: [run, floor],
+        data: { machine, latencyMs, floor, run, bound },
+      }),
+    );
+  }
+  return out;
+}
+
+async function floorRun(ctx, machine, { rows, latencyMs, inFlight }) {
+  const service = await sandbox(ctx, { latencyMs, verifySignatures: machine.paced === undefined });
+  try {
+    const options = {
+      url: service.url,
+      token: service.token,
+      bodiesFile: await bodies(ctx, Math.max(rows, ctx.sizes.importRows)),
+      privateKeyFile: ctx.keys.privateKeyFile,
+      paced: machine.paced,
+      concurrency: inFlight,
+      rows,
+      timeoutMs: timeoutFor(rows, 20),
+    };
+    const result = await runNode(ctx, child('post-bodies'), [JSON.stringify(options)], { timeoutMs: options.timeoutMs + 10_000, label: 'floor' });
+    const posted = lastJson(result.stdout, 'floor');
+    if (posted.statuses['200'] !== rows) throw new Error(`floor: statuses ${JSON.stringify(posted.statuses)}`);
+    const stats = await service.stats();
+    return { rowsPerSecond: rows / result.wallS, wallS: result.wallS, maxRssMb: result.maxRssMb, peakInFlight: stats.peakInFlight };
+  } finally {
+    await service.close();
+  }
+}
+
+async function importRun(ctx, machine, { rows, latencyMs }) {
+  const csv = await dataset(ctx, rows);
+  const service = await sandbox(ctx, { latencyMs, verifySignatures: machine.paced === undefined });
+  const results = tempPath(ctx, 'whole-run.results.csv');
+  try {
+    const result = machine.paced === undefined ? await realImport(ctx, service, csv, results, rows) : await pacedImport(ctx, machine, service, csv, results, rows);
+    const summary = lastJson(result.stdout, 'import');
+    const created = summary.counts?.created ?? summary.created;
+    if (created !== rows) throw new Error(`import: ${created} of ${rows} created`);
+    const stats = await service.stats();
+    const run = { rowsPerSecond: rows / result.wallS, wallS: result.wallS, maxRssMb: result.maxRssMb, settled: summary.concurrency.settled, peakInFlight: stats.peakInFlight };
+    ctx.log(`    floor done; import ${Math.round(run.rowsPerSecond)} rows/s, settled ${run.settled}, at most ${run.peakInFlight} at the service`);
+    return run;
+  } finally {
+    await service.close();
+    rmSync(results, { force: true });
+  }
+}
+
+/** The real CLI, RSA-4096 signatures, a pace memory of its own (a first run). */
+function realImport(ctx, service, csv, results, rows) {
+  const args = ['import', csv, '--results', results, '--quiet', '--json'];
+  const env = { CCS_BASE_URL: service.url, CCS_TOKEN: service.token, CCS_SIGNING_KEY_FILE: ctx.keys.privateKeyFile, XDG_CACHE_HOME: tempPath(ctx, 'whole-run-cache') };
+  return runNode(ctx, BIN, args, { env, timeoutMs: timeoutFor(rows, 20), label: 'ccs-bulk import', tool: true });
+}
+
+function pacedImport(ctx, machine, service, csv, results, rows) {
+  const options = { url: service.url, token: service.token, file: csv, results, cores: machine.cores, ...machine.paced };
+  return runNode(ctx, child('import-paced'), [JSON.stringify(options)], { timeoutMs: timeoutFor(rows, 20), label: 'import (paced signer)', tool: true });
+}

@@ -1,0 +1,140 @@
+/**
+ * The counts a report's reader wants, added up while the rows stream by (memory: one cell per
+ * status × credit status, country, month and week seen, whatever the number of clients): the
+ * total, status × credit status with the zero cells of the statuses asked for, by country, by
+ * month and by ISO week of created_at, in the report's time zone (UTC unless one is given).
+ */
+import { CLIENT_STATUSES, CREDIT_STATUSES } from '../service/schemas.js';
+import type { FlatClient } from './columns.js';
+
+/** What a tally holds at the end, as plain data (--json, the summary sheet, the summary file). */
+export interface TallyFigures {
+  total: number;
+  /** status → credit status → clients, every cell of the statuses asked for (0 included), a `total` column and row. */
+  counts: Record<string, Record<string, number>>;
+  /** ISO country code → clients, most first ('' for none). */
+  byCountry: Record<string, number>;
+  /** `2025-01` → clients, in order. */
+  byMonth: Record<string, number>;
+  /** `2025-W05` (ISO week, from Monday) → clients, in order. */
+  byWeek: Record<string, number>;
+}
+
+const QUARTER_HOUR_MS = 15 * 60_000;
+const DAY_MS = 86_400_000;
+
+export class ExportTally {
+  readonly #counts = new Map<string, Map<string, number>>();
+  readonly #countries = new Map<string, number>();
+  readonly #months = new Map<string, number>();
+  readonly #weeks = new Map<string, number>();
+  readonly #statuses: readonly string[];
+  readonly #credits: readonly string[];
+  readonly #localDay: (ms: number) => string;
+  #total = 0;
+
+  constructor(statuses: readonly string[] | undefined, credits: readonly string[] | undefined, timeZone?: string) {
+    this.#statuses = statuses ?? CLIENT_STATUSES;
+    this.#credits = credits ?? CREDIT_STATUSES;
+    this.#localDay = localDayIn(timeZone);
+  }
+
+  add(client: FlatClient): void {
+    this.#total++;
+    const status = client.status ?? '?';
+    const row = this.#counts.get(status) ?? new Map<string, number>();
+    this.#counts.set(status, row);
+    bump(row, client.credit_status ?? '?');
+    bump(this.#countries, (client.country ?? '').toUpperCase());
+    const ms = client.created_at === null ? Number.NaN : Date.parse(client.created_at);
+    if (Number.isNaN(ms)) {
+      bump(this.#months, '?');
+      bump(this.#weeks, '?');
+      return;
+    }
+    const day = this.#localDay(ms);
+    bump(this.#months, day.slice(0, 7));
+    bump(this.#weeks, isoWeek(day));
+  }
+
+  figures(): TallyFigures {
+    const statuses = [...this.#statuses, ...[...this.#counts.keys()].filter((s) => !this.#statuses.includes(s)).sort()];
+    const seenCredits = [...this.#counts.values()].flatMap((row) => [...row.keys()]);
+    const credits = [...this.#credits, ...[...new Set(seenCredits)].filter((c) => !this.#credits.includes(c)).sort()];
+    const counts: TallyFigures['counts'] = {};
+    const totals: Record<string, number> = Object.fromEntries(credits.map((credit) => [credit, 0]));
+    for (const status of statuses) {
+      const row = this.#counts.get(status);
+      const cells: Record<string, number> = {};
+      let sum = 0;
+      for (const credit of credits) {
+        const n = row?.get(credit) ?? 0;
+        cells[credit] = n;
+        totals[credit]! += n;
+        sum += n;
+      }
+      counts[status] = { ...cells, total: sum };
+    }
+    counts.total = { ...totals, total: this.#total };
+    const byCountry = Object.fromEntries([...this.#countries].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])));
+    return { total: this.#total, counts, byCountry, byMonth: withGaps(this.#months, nextMonth), byWeek: withGaps(this.#weeks, nextWeek) };
+  }
+}
+
+/** In order, each month or week between the first and the last seen listed, with 0 where none was. */
+function withGaps(map: Map<string, number>, next: (key: string) => string): Record<string, number> {
+  const keys = [...map.keys()].filter((key) => key !== '?').sort();
+  const out: Record<string, number> = {};
+  const last = keys[keys.length - 1];
+  // A gap holds at most one entry per month or week of the data's span: bounded by the window.
+  for (let key = keys[0]; key !== undefined && last !== undefined && key <= last; key = next(key)) out[key] = map.get(key) ?? 0;
+  if (map.has('?')) out['?'] = map.get('?')!;
+  return out;
+}
+
+function nextMonth(month: string): string {
+  const [year, m] = month.split('-').map(Number) as [number, number];
+  return m === 12 ? `${year + 1}-01` : `${year}-${String(m + 1).padStart(2, '0')}`;
+}
+
+/** The ISO week after `2025-W05`: its Thursday plus 7 days, named again. */
+function nextWeek(week: string): string {
+  const [year, w] = [Number(week.slice(0, 4)), Number(week.slice(6))];
+  const jan4 = Date.UTC(year, 0, 4);
+  const monday1 = jan4 - ((new Date(jan4).getUTCDay() + 6) % 7) * DAY_MS;
+  return isoWeek(new Date(monday1 + w * 7 * DAY_MS).toISOString().slice(0, 10));
+}
+
+function bump(map: Map<string, number>, key: string): void {
+  map.set(key, (map.get(key) ?? 0) + 1);
+}
+
+/**
+ * The local date (YYYY-MM-DD) of an instant. UTC is a slice; a zone asks Intl once per quarter
+ * hour of time seen (every offset in use is a multiple of 15 minutes), not once per client.
+ */
+export function localDayIn(timeZone: string | undefined): (ms: number) => string {
+  if (timeZone === undefined || timeZone.toUpperCase() === 'UTC') return (ms) => new Date(ms).toISOString().slice(0, 10);
+  const format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+  const cache = new Map<number, string>();
+  return (ms) => {
+    const slot = Math.floor(ms / QUARTER_HOUR_MS);
+    let day = cache.get(slot);
+    if (day === undefined) {
+      if (cache.size > 4096) cache.clear();
+      day = format.format(new Date(slot * QUARTER_HOUR_MS));
+      cache.set(slot, day);
+    }
+    return day;
+  };
+}
+
+/** `2025-01-01` → `2025-W01` (ISO 8601: weeks from Monday, week 1 holds the year's first Thursday). */
+export function isoWeek(day: string): string {
+  const ms = Date.parse(`${day}T00:00:00Z`);
+  const weekday = (new Date(ms).getUTCDay() + 6) % 7;
+  const thursday = new Date(ms + (3 - weekday) * DAY_MS);
+  const year = thursday.getUTCFullYear();
+  const week = Math.floor((thursday.getTime() - Date.UTC(year, 0, 1)) / DAY_MS / 7) + 1;
+  return `${year}-W${String(week).padStart(2, '0')}`;
+}
