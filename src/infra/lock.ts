@@ -341,6 +341,20 @@ export function holderState(holder: LockHolder): 'alive' | 'dead' | 'unknown' {
 export function sweepDeadLocks(locks: readonly FileLock[]): string[] {
   const own = new Set(locks.map((lock) => resolve(lock.path)));
   const removed: string[] = [];
+  for (const { dir, name } of entriesBeside(locks)) {
+    const path = join(dir, name);
+    if (!name.endsWith('.lock') || own.has(resolve(path))) continue;
+    try {
+      if (removeIfDead(path)) removed.push(path);
+    } catch {
+      // gone meanwhile, or not ours to remove: left as it is
+    }
+  }
+  return removed;
+}
+
+/** The names in the folders of the files these locks guard, each folder once (an unreadable one: none). */
+export function* entriesBeside(locks: readonly FileLock[]): Iterable<{ dir: string; name: string }> {
   for (const dir of new Set(locks.map((lock) => dirname(lock.target)))) {
     let names: string[];
     try {
@@ -348,17 +362,8 @@ export function sweepDeadLocks(locks: readonly FileLock[]): string[] {
     } catch {
       continue;
     }
-    for (const name of names) {
-      const path = join(dir, name);
-      if (!name.endsWith('.lock') || own.has(resolve(path))) continue;
-      try {
-        if (removeIfDead(path)) removed.push(path);
-      } catch {
-        // gone meanwhile, or not ours to remove: left as it is
-      }
-    }
+    for (const name of names) yield { dir, name };
   }
-  return removed;
 }
 
 function removeIfDead(path: string): boolean {

@@ -5,9 +5,9 @@
  * temp whose writer is certainly gone.
  */
 import { randomBytes } from 'node:crypto';
-import { readdirSync, unlinkSync } from 'node:fs';
+import { unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { type FileLock, heldByOther, pidAlive, sweepDeadLocks } from './lock.js';
+import { entriesBeside, type FileLock, heldByOther, pidAlive, sweepDeadLocks } from './lock.js';
 
 /** A hidden, unique name beside `path` (same directory: the rename into place is atomic). */
 export function tempBeside(path: string): string {
@@ -27,26 +27,18 @@ const TEMP_NAME = /^\.(.+)\.(\d+)\.[0-9a-f]{8}\.tmp$/;
 export function sweepStaleTemps(locks: readonly FileLock[]): string[] {
   const dead = new Set(locks.flatMap((lock) => (lock.tookOver ? [lock.tookOver.pid] : [])));
   const removed: string[] = sweepDeadLocks(locks);
-  for (const dir of new Set(locks.map((lock) => dirname(lock.target)))) {
-    let names: string[];
+  for (const { dir, name } of entriesBeside(locks)) {
+    const match = TEMP_NAME.exec(name);
+    if (!match) continue;
+    const pid = Number(match[2]);
+    if (pid === process.pid || (!dead.has(pid) && pidAlive(pid))) continue;
+    // Listed first, checked second: a temp another run is still writing has its lock held.
+    if (heldByOther(join(dir, match[1]!))) continue;
     try {
-      names = readdirSync(dir);
+      unlinkSync(join(dir, name));
+      removed.push(join(dir, name));
     } catch {
-      continue;
-    }
-    for (const name of names) {
-      const match = TEMP_NAME.exec(name);
-      if (!match) continue;
-      const pid = Number(match[2]);
-      if (pid === process.pid || (!dead.has(pid) && pidAlive(pid))) continue;
-      // Listed first, checked second: a temp another run is still writing has its lock held.
-      if (heldByOther(join(dir, match[1]!))) continue;
-      try {
-        unlinkSync(join(dir, name));
-        removed.push(join(dir, name));
-      } catch {
-        // gone meanwhile, or not ours to remove: left as it is
-      }
+      // gone meanwhile, or not ours to remove: left as it is
     }
   }
   return removed;
