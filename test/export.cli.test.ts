@@ -76,7 +76,7 @@ describe('ccs-bulk export', () => {
     const out = join(temp.dir, 'never.csv');
     const columns = await runCli(['export', '--out', out, '--columns', 'id,nme'], { env });
     expect(columns.code).toBe(2);
-    expect(columns.stderr).toMatch(/unknown column "nme"; columns are id, name, email, country/);
+    expect(columns.stderr).toMatch(/unknown column "nme" \(did you mean name\?\); columns are id, name, email, country/);
     const status = await runCli(['export', '--out', out, '--status', 'aproved'], { env });
     expect(status.code).toBe(2);
     expect(status.stderr).toMatch(

@@ -124,7 +124,7 @@ describe('flag checks (before any request)', () => {
       { creditStatus: 'enabled' },
       /--credit-status: unknown value "enabled"; valid values are active, inactive/,
     ],
-    [{ columns: 'id,nme' }, /--columns: unknown column "nme"; columns are id, name, email/],
+    [{ columns: 'id,nme' }, /--columns: unknown column "nme" \(did you mean name\?\); columns are id, name, email/],
     [{ columns: 'id,id' }, /names "id" twice/],
     [{ createdFrom: '2025-02-30' }, /--created-from "2025-02-30": February has 28 days in 2025/],
     [{ createdFrom: '2024-02-30' }, /February has 29 days in 2024/],

@@ -195,6 +195,7 @@ describe('summary options, headers and the country filter', () => {
     const requests = sandbox.stats.requests;
     const cases: [string[], RegExp][] = [
       [['--country', 'DE,Atlantis'], /--country: unknown country "Atlantis"/],
+      [['--country', 'Germnay'], /--country: unknown country "Germnay" \(did you mean Germany \(DE\)\?\)/],
       [['--country', 'XX'], /--country: "XX" is not an ISO 3166 country code/],
       [['--columns', 'id:,name'], /--columns: "id:" has an empty header/],
       [['--columns', 'id:Name,name:Name'], /--columns: two columns are headed "Name"/],

@@ -6,6 +6,7 @@
 import { UsageError } from '../errors.js';
 import { didYouMean } from '../infra/did-you-mean.js';
 import { namesOf, readCountryName } from '../import/row/country-names.js';
+import { suggestCountry } from '../import/row/suggest.js';
 import type { Client } from '../service/schemas.js';
 
 let codes: ReadonlySet<string> | undefined;
@@ -27,7 +28,9 @@ export function readCountry(value: string, label: string): string {
   if (readings.length > 1) {
     throw new UsageError(`${label}: "${value}" names more than one country (${readings.join(', ')}): give the code`, 'bad_option');
   }
-  throw new UsageError(`${label}: unknown country "${value}": give an ISO code (DE, FR) or a country's name`, 'bad_option');
+  const near = suggestCountry(value);
+  const hint = near === undefined ? '' : ` (did you mean ${near}?)`;
+  throw new UsageError(`${label}: unknown country "${value}"${hint}: give an ISO code (DE, FR) or a country's name`, 'bad_option');
 }
 
 /** The clients of the countries asked for; all of them when none were. */

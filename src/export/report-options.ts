@@ -119,7 +119,7 @@ export function parseLabelledColumns(
       const unknown = items.filter((i) => !(EXPORT_COLUMNS as readonly string[]).includes(i.split(':')[0]!.trim().toLowerCase()));
       throw bad(
         `${label}: unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `"${c.split(':')[0]!.trim().toLowerCase()}"`).join(', ')}` +
-          `; columns are ${EXPORT_COLUMNS.join(', ')} (a header may follow a colon: id:Client ID)`,
+          `${didYouMean(name, EXPORT_COLUMNS)}; columns are ${EXPORT_COLUMNS.join(', ')} (a header may follow a colon: id:Client ID)`,
       );
     }
     if (columns.includes(name as ExportColumn)) throw bad(`${label} names "${name}" twice`);
