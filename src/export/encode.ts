@@ -77,15 +77,63 @@ export function createEncoder(options: EncoderOptions): Encoder {
   const delimiter = semicolon ? ';' : (options.delimiter ?? ',');
   const line = delimiter === ',' ? csvLine : delimitedLine(delimiter);
   const text = options.csvDates === 'spreadsheet' ? spreadsheetText : csvText;
+  const record = (client: FlatClient): string => {
+    let row = '';
+    for (let i = 0; i < columns.length; i++) {
+      const value = text(client, columns[i]!);
+      // Most values need no quotes and no escape: written as they are, with no arrays or copies.
+      const field = isPlain(value, delimiter) ? value : quotedCell(cell(value), delimiter);
+      row += i === 0 ? field : delimiter + field;
+    }
+    return `${row}\r\n`;
+  };
   return {
     start: () => (options.bom || semicolon ? '\uFEFF' : '') + line(headers.map(cell)),
     end: () => '',
     encode(clients) {
       let out = '';
-      for (const client of clients) out += line(columns.map((column) => cell(text(client, column))));
+      for (const client of clients) out += record(client);
       return out;
     },
+    encodeBytes: (clients) => utf8Lines(clients, record),
   };
+}
+
+/** Records as UTF-8, each written straight into one buffer: encoding a page-long string costs several times more. */
+function utf8Lines(clients: readonly FlatClient[], record: (client: FlatClient) => string): Uint8Array {
+  let bytes = Buffer.allocUnsafe(64 * 1024);
+  let used = 0;
+  for (const client of clients) {
+    const line = record(client);
+    // A UTF-16 unit is at most 3 bytes of UTF-8.
+    if (used + line.length * 3 > bytes.length) {
+      const grown = Buffer.allocUnsafe(Math.max(bytes.length * 2, used + line.length * 3));
+      bytes.copy(grown, 0, 0, used);
+      bytes = grown;
+    }
+    used += bytes.write(line, used, 'utf8');
+  }
+  return bytes.subarray(0, used);
+}
+
+/** Characters that make csvCell quote a cell (and, after a separator, escapeFormula look closer). */
+const SPECIAL = /[",;\t\r\n]/;
+
+/**
+ * Whether a value is written unchanged: it starts with no formula trigger or `'` (escapeFormula
+ * leaves it), and holds no quote, separator or line break (csvCell leaves it, as does the
+ * delimiter's own check).
+ */
+function isPlain(value: string, delimiter: string): boolean {
+  const first = value.charCodeAt(0);
+  if (first === 61 || first === 43 || first === 45 || first === 64 || first === 39) return false;
+  return !SPECIAL.test(value) && (delimiter === ',' || !value.includes(delimiter));
+}
+
+/** One cell as csvLine or delimitedLine writes it. */
+function quotedCell(value: string, delimiter: string): string {
+  const cell = csvCell(value);
+  return delimiter !== ',' && cell.charCodeAt(0) !== 34 && cell.includes(delimiter) ? `"${cell}"` : cell;
 }
 
 function csvText(client: FlatClient, column: ExportColumn): string {

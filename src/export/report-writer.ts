@@ -142,8 +142,13 @@ export class ReportWriter {
     await this.#write(this.#workbook, this.#encoder.start());
   }
 
-  async #write(output: Output, text: string): Promise<void> {
-    if (text !== '') await output.write(text);
+  async #write(output: Output, text: string | Uint8Array): Promise<void> {
+    if (text.length !== 0) await output.write(text);
+  }
+
+  /** A page's text or, where the encoder makes them, its bytes. */
+  #pageOf(encoder: Encoder, clients: readonly FlatClient[]): string | Uint8Array {
+    return encoder.encodeBytes !== undefined ? encoder.encodeBytes(clients) : encoder.encode(clients);
   }
 
   /** A page's clients, in order (with --sort, held until commit). */
@@ -162,7 +167,7 @@ export class ReportWriter {
     }
     if (this.#keyOf === undefined) {
       if (this.#workbook !== undefined && (this.#streamRows += clients.length) > this.#sheetRows) throw this.#tooManyForStream();
-      await this.#write(this.#main!, this.#encoder!.encode(clients));
+      await this.#write(this.#main!, this.#pageOf(this.#encoder!, clients));
       this.#encoded += clients.length;
       return;
     }
@@ -192,7 +197,7 @@ export class ReportWriter {
   async #writePart(key: string, clients: FlatClient[]): Promise<void> {
     const part = await this.#partFor(key);
     part.rows += clients.length;
-    await this.#write(part.output, part.encoder.encode(clients));
+    await this.#write(part.output, this.#pageOf(part.encoder, clients));
     this.#encoded += clients.length;
   }
 

@@ -23,6 +23,12 @@ export interface TallyFigures {
 const QUARTER_HOUR_MS = 15 * 60_000;
 const DAY_MS = 86_400_000;
 
+/** The month and ISO week a created_at is counted in. */
+interface Periods {
+  month: string;
+  week: string;
+}
+
 export class ExportTally {
   readonly #counts = new Map<string, Map<string, number>>();
   readonly #countries = new Map<string, number>();
@@ -31,6 +37,7 @@ export class ExportTally {
   readonly #statuses: readonly string[];
   readonly #credits: readonly string[];
   readonly #localDay: (ms: number) => string;
+  readonly #periods = new Map<number, Periods>();
   #total = 0;
 
   constructor(statuses: readonly string[] | undefined, credits: readonly string[] | undefined, timeZone?: string) {
@@ -42,8 +49,8 @@ export class ExportTally {
   add(client: FlatClient): void {
     this.#total++;
     const status = client.status ?? '?';
-    const row = this.#counts.get(status) ?? new Map<string, number>();
-    this.#counts.set(status, row);
+    let row = this.#counts.get(status);
+    if (row === undefined) this.#counts.set(status, (row = new Map<string, number>()));
     bump(row, client.credit_status ?? '?');
     bump(this.#countries, (client.country ?? '').toUpperCase());
     const ms = client.created_at === null ? Number.NaN : Date.parse(client.created_at);
@@ -52,9 +59,22 @@ export class ExportTally {
       bump(this.#weeks, '?');
       return;
     }
-    const day = this.#localDay(ms);
-    bump(this.#months, day.slice(0, 7));
-    bump(this.#weeks, isoWeek(day));
+    const when = this.#periodsOf(ms);
+    bump(this.#months, when.month);
+    bump(this.#weeks, when.week);
+  }
+
+  /** The month and ISO week of an instant, worked out once per quarter hour seen (every zone offset is a multiple of it). */
+  #periodsOf(ms: number): Periods {
+    const slot = Math.floor(ms / QUARTER_HOUR_MS);
+    let periods = this.#periods.get(slot);
+    if (periods === undefined) {
+      if (this.#periods.size > 4096) this.#periods.clear();
+      const day = this.#localDay(ms);
+      periods = { month: day.slice(0, 7), week: isoWeek(day) };
+      this.#periods.set(slot, periods);
+    }
+    return periods;
   }
 
   figures(): TallyFigures {
