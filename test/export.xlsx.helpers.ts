@@ -37,7 +37,11 @@ export type Cell = string | number | Date | null;
 export async function sheetCells(file: string): Promise<Cell[][]> {
   const book = new ExcelJS.Workbook();
   await book.xlsx.readFile(file);
-  const sheet = book.worksheets[0]!;
+  return rowsOf(book.worksheets[0]!, 'row');
+}
+
+/** A sheet's cells, row by row; `where` starts the message of a cell that is not a string, number or date. */
+function rowsOf(sheet: import('exceljs').Worksheet, where: string): Cell[][] {
   const rows: Cell[][] = [];
   sheet.eachRow({ includeEmpty: true }, (row, number) => {
     const values = row.values as unknown[];
@@ -45,7 +49,7 @@ export async function sheetCells(file: string): Promise<Cell[][]> {
       const value = values[i + 1];
       if (value === undefined || value === null) return null;
       if (typeof value === 'string' || typeof value === 'number' || value instanceof Date) return value;
-      throw new Error(`row ${number} column ${i + 1}: unexpected cell value ${JSON.stringify(value)}`);
+      throw new Error(`${where} ${number} column ${i + 1}: unexpected cell value ${JSON.stringify(value)}`);
     });
   });
   return rows;
@@ -82,15 +86,5 @@ export async function namedSheetCells(file: string, name: string): Promise<Cell[
   await book.xlsx.readFile(file);
   const sheet = book.getWorksheet(name);
   if (sheet === undefined) throw new Error(`no sheet ${name} in ${file}`);
-  const rows: Cell[][] = [];
-  sheet.eachRow({ includeEmpty: true }, (row, number) => {
-    const values = row.values as unknown[];
-    rows[number - 1] = Array.from({ length: sheet.columnCount }, (_, i) => {
-      const value = values[i + 1];
-      if (value === undefined || value === null) return null;
-      if (typeof value === 'string' || typeof value === 'number' || value instanceof Date) return value;
-      throw new Error(`${name} row ${number} column ${i + 1}: unexpected cell value ${JSON.stringify(value)}`);
-    });
-  });
-  return Array.from(rows, (row) => row ?? []);
+  return Array.from(rowsOf(sheet, `${name} row`), (row) => row ?? []);
 }
