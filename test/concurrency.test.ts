@@ -204,22 +204,36 @@ describe('concurrency controller: told how many requests wait ready for a slot',
     return feed(state, seen, within);
   }
 
+  /** Full windows, one per value: the ready queue at each window's answers. */
+  const windows = (state: ControllerState, readies: number[], within = bounds) => readies.reduce((s, ready) => window(s, ready, ready, within), state);
+  /** The import's: room to grow, and settling. */
+  const wide = { min: 1, max: 4096, settle: true };
+
   it.each([
-    // name, ready at the window's first answer, at its last, the limit after (from 32)
-    ['ready rows piling up (the signer outruns the wire): slow start doubles', 100, 200, 64],
-    ['ready rows steady (a full backlog): doubles', 100, 100, 64],
-    ['ready rows falling by a few (jitter): doubles', 100, 97, 64],
-    ['ready rows falling (the wire outruns the signer): the limit stays, whatever keeps its slots busy', 100, 60, 32],
-  ] as const)('%s', (_name, first, last, expected) => {
-    expect(window(initialState(32, bounds), first, last).limit).toBe(expected);
+    // name, ready at the end of each of two full windows from a limit of 32, the limit after, still in slow start
+    ['ready rows piling up (the signer outruns the wire): slow start grows', [100, 200], 96, true],
+    ['ready rows steady (a full backlog): grows', [100, 100], 96, true],
+    ['ready rows falling by a few (jitter): grows', [100, 97], 96, true],
+    ['ready rows falling once (a pause of the signer): the limit stays, slow start goes on', [100, 60], 64, true],
+    ['ready rows falling twice in a row (the wire outruns the signer): the limit stays, whatever keeps its slots busy', [100, 60, 20], 64, false],
+  ] as const)('%s', (_name, readies, expected, slowStart) => {
+    const state = windows(initialState(32, wide), [...readies], wide);
+    expect([state.limit, state.slowStart]).toEqual([expected, slowStart]);
+  });
+
+  it('measured from the end of one window to the end of the next: a burst of answers taking ready rows within a window is not a drain', () => {
+    // Each window's answers come together and take 30 ready rows; between the bursts the signer makes 40.
+    let state = initialState(32, wide);
+    for (let end = 100; end < 200; end += 10) state = window(state, end + 30, end, wide);
+    expect(state.slowStart).toBe(true);
+    expect(state.limit).toBeGreaterThan(1000);
   });
 
   it('once the rows signed ahead are gone, windows that do not fill it settle the limit to 1.5 × what they used + 16', () => {
-    const within = { min: 1, max: 4096, settle: true };
-    // Grown to 1,000 while a backlog drained; then the signer keeps 300 busy.
-    let state = window(initialState(1000, within), 900, 100, within);
-    expect(state.limit).toBe(1000);
-    for (let i = 0; i < 8; i++) state = feed(state, Array.from({ length: 1000 }, () => ({ kind: 'ok' as const, latencyMs: 50, inFlight: 300, ready: 0 })), within);
+    // Grown to 1,500 (the first window has no end before it to say it drains), then held while the backlog drained; then the signer keeps 300 busy.
+    let state = windows(initialState(1000, wide), [900, 500, 100], wide);
+    expect([state.limit, state.slowStart]).toEqual([1500, false]);
+    for (let i = 0; i < 8; i++) state = feed(state, Array.from({ length: state.limit }, () => ({ kind: 'ok' as const, latencyMs: 50, inFlight: 300, ready: 0 })), wide);
     expect(state.limit).toBe(1.5 * 300 + 16);
   });
 });

@@ -7,6 +7,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SLOW_START_GROWTH } from '../src/service/concurrency.js';
 import { MIN_IN_FLIGHT_BOUND, requestBound } from '../src/service/in-flight-bound.js';
 import { rememberedStart } from '../src/service/pace-memory.js';
 import { ceilingRate, figuresOf, type RunFigures, type SimClient, type SimService, secondsToReach, simulateImport } from './pace.simulator.js';
@@ -238,35 +239,61 @@ describe('auto concurrency against a flaky service: random 5xx and 429s are nois
 });
 
 /**
- * Whole runs of 40,000 rows against a service with no limit, start-up included, measured
- * against the floor's own whole run (the signer's pace, less the first round trip, when no
- * answer can have come yet): a first run, and a repeat that starts from where the first
- * settled (pace memory: half of it, doubling back within a round trip).
+ * Whole runs of 40,000 rows against a service with no limit, start-up included: the time to
+ * the last row's answer against the floor's (a client keeping the signer's pace × the round trip
+ * in flight from its first row, 4 a core at least): a first run, and a repeat that starts from
+ * where the first settled (pace memory: half of it, doubling back within a round trip).
  */
 const WHOLE_RUN_ROWS = 40_000;
-const wholeTable: { cores: number; rtt: number; seconds: number; cold: number; remembered: number; start: number; late: number; bound: number }[] = [];
+const wholeTable: { cores: number; rtt: number; floorS: number; cold: number; remembered: number; start: number; late: number; bound: number }[] = [];
+/**
+ * Slow start's round trips from 8 in flight to what the pace needs (doubling to 64, then by a
+ * half), in seconds: what a first run pays before it meets its pace.
+ */
+function rampSeconds(perSecond: number, rttMs: number): number {
+  const need = (perSecond * rttMs) / 1000;
+  const windows = need <= 64 ? Math.log2(Math.max(need, 8) / 8) : 3 + Math.log(need / 64) / Math.log(1 + SLOW_START_GROWTH);
+  return (windows * rttMs) / 1000;
+}
+/**
+ * A first run (no pace memory) loses about two thirds of its ramp against the floor, so it is
+ * held to the floor share where the ramp is at most a sixth of the floor's whole run. Shorter
+ * runs cannot be: the floor sends the signer's pace × the round trip before any answer, which no
+ * client may do against a service whose limits it does not know yet (a faster ramp passes 2%
+ * 429s in the 1,000/s cells: docs/import.md). Pace memory holds the repeats.
+ */
+const COLD_HELD = (ramp: number, floorS: number) => ramp <= floorS / 6;
 
 describe('whole runs of 40,000 rows, start-up included: a first run, and a repeat from pace memory', () => {
   for (const cores of CORES) {
-    it(`${cores} cores at 0–500 ms: a repeat run ≥ 0.9 of the floor's whole run${cores === 2 ? ', and so is a first' : ''}`, () => {
+    it(`${cores} cores at 0–500 ms: a repeat run ≥ 0.9 of the floor's whole run, and a first run where it has room to ramp`, () => {
       for (const rtt of [0, 150, 300, 500]) {
         const floor = (cores * 1000) / SIGN_MS;
-        const seconds = Math.max(4, Math.ceil(WHOLE_RUN_ROWS / floor));
-        const ideal = (floor * (seconds - rtt / 1000)) / seconds;
         const service: SimService = { ...SERVICES['no limit']!, rttMs: () => rtt, jitterMs: rtt / 5 };
-        const client: SimClient = { cores, signMs: SIGN_MS, bound: boundFor(cores), startLimit: 8 };
-        const whole = (perSecond: number[]) => perSecond.slice(0, seconds).reduce((a, b) => a + b, 0) / seconds;
-        // The first run goes on until it settles: where it did is what the next one remembers.
-        const first = simulateImport(client, service, Math.max(seconds, SECONDS.free), cores * 1000 + rtt);
-        const start = rememberedStart({ settled: first.limits.at(-1)!, throttled: false, at: '' }, client.startLimit, client.bound);
-        const repeat = simulateImport({ ...client, startLimit: start }, service, seconds, cores * 1000 + rtt + 1);
+        const client: SimClient = { cores, signMs: SIGN_MS, bound: boundFor(cores), startLimit: 8, rows: WHOLE_RUN_ROWS };
+        const fixed = Math.max(4 * cores, Math.ceil((floor * rtt) / 1000));
+        const floorRun = simulateImport({ ...client, fixed }, service, 300, cores * 1000 + rtt + 2);
+        const first = simulateImport(client, service, 300, cores * 1000 + rtt);
+        const start = rememberedStart({ settled: first.settled!, throttled: false, at: '' }, client.startLimit, client.bound);
+        const repeat = simulateImport({ ...client, startLimit: start }, service, 300, cores * 1000 + rtt + 1);
         const late = figuresOf(first, floor, first.perSecond.length).lateInFlight;
-        const cell = { cores, rtt, seconds, cold: whole(first.perSecond) / ideal, remembered: whole(repeat.perSecond) / ideal, start, late, bound: inFlightBound(floor, rtt) };
+        const cell = {
+          cores,
+          rtt,
+          floorS: floorRun.finishedMs! / 1000,
+          cold: floorRun.finishedMs! / first.finishedMs!,
+          remembered: floorRun.finishedMs! / repeat.finishedMs!,
+          start,
+          late,
+          bound: inFlightBound(WHOLE_RUN_ROWS / (first.finishedMs! / 1000), rtt),
+        };
         wholeTable.push(cell);
         const name = `${cores} cores, ${rtt} ms`;
-        if (rtt > 0) expect(late, `${name}, in flight once settled`).toBeLessThanOrEqual(cell.bound);
+        // Settling takes SETTLE_WINDOWS windows after the ramp: a run of a few seconds ends first
+        // (the endless cells above hold every machine to the bound once settled).
+        if (rtt > 0 && first.finishedMs! >= SECONDS.free * 1000) expect(late, `${name}, in flight once settled`).toBeLessThanOrEqual(cell.bound);
         expect(cell.remembered, `${name}, from memory`).toBeGreaterThanOrEqual(FLOOR_SHARE);
-        if (cores === 2) expect(cell.cold, `${name}, first run`).toBeGreaterThanOrEqual(FLOOR_SHARE);
+        if (COLD_HELD(rampSeconds(floor, rtt), cell.floorS)) expect(cell.cold, `${name}, first run`).toBeGreaterThanOrEqual(FLOOR_SHARE);
       }
     });
   }
@@ -274,9 +301,9 @@ describe('whole runs of 40,000 rows, start-up included: a first run, and a repea
   afterAll(() => {
     if (!process.env.WHOLE_RUN_TABLE) return;
     const lines = [
-      '| cores | round trip | seconds (40,000 rows at the floor) | first run ÷ floor | first run: in flight once settled (1.5 × floor × round trip + 16) | repeat from pace memory ÷ floor (its start) |',
+      '| cores | round trip | the floor\'s whole run | first run ÷ floor | first run: in flight once settled (1.5 × rows/s × round trip + 16) | repeat from pace memory ÷ floor (its start) |',
       '|---|---|---|---|---|---|',
-      ...wholeTable.map((c) => `| ${c.cores} | ${c.rtt} ms | ${c.seconds} | ${c.cold.toFixed(2)} | ${c.late} (${Math.round(c.bound)}) | ${c.remembered.toFixed(2)} (${c.start}) |`),
+      ...wholeTable.map((c) => `| ${c.cores} | ${c.rtt} ms | ${c.floorS.toFixed(1)} s | ${c.cold.toFixed(2)} | ${c.late} (${Math.round(c.bound)}) | ${c.remembered.toFixed(2)} (${c.start}) |`),
     ];
     writeFileSync(process.env.WHOLE_RUN_TABLE, `${lines.join('\n')}\n`);
   });

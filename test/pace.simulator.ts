@@ -250,8 +250,9 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
   };
 
   const answered = (n: number, counted: number, status: number, sentAt: number, retryAfterMs: number | undefined) => {
-    // As the send window: told while more rows wait to be signed, or to be read (the window full).
-    const moreToSign = signing >= ahead || waitingToSign.length > 0 || (admitted < rows && open >= limit.current + ahead + (limit.growing ? backlog : 0));
+    // As the send window: told unless the reader waits for the window while a signing place is free.
+    const readerWaits = admitted < rows && open >= limit.current + ahead + (limit.growing ? backlog : 0);
+    const moreToSign = !readerWaits || signing >= ahead || waitingToSign.length > 0;
     limit.observe({ status, ms: time.now - sentAt }, Math.max(1, wire.held), undefined, client.toldReady === false || !moreToSign ? undefined : wire.waiting + signing);
     const outageStatus = status >= 500;
     if (!outageStatus && (breaker.kind !== 'closed' || breaker.streak !== 0)) moveBreaker(breakerStep(breaker, { type: 'answer' }, DEFAULT_BREAKER));

@@ -10,7 +10,10 @@ import { type ControllerState, type CutCause, initialState, type Observation, ob
 export interface AdaptiveLimit {
   /** The limit in force now. */
   readonly current: number;
-  /** `auto` before its first decrease (slow start): nothing has pushed back yet, and the limit grows every round trip its slots are full. */
+  /**
+   * `auto` before anything pushed back (a 429, 5xx or timeouts, a rise in latency): the limit
+   * still grows every round trip its slots are full, and the import's signer may work ahead of it.
+   */
   readonly growing: boolean;
   /**
    * An attempt's answer, and how many slots were busy when it came (this one included); how
@@ -74,6 +77,7 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
   const recent = new Uint16Array(SETTLED_ANSWERS);
   let answers = 0;
   let throttled = false;
+  let pushedBack = false;
   const start = controller.limit;
   return {
     get answered() {
@@ -86,7 +90,7 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
       return controller.limit;
     },
     get growing() {
-      return auto && controller.slowStart;
+      return auto && !pushedBack;
     },
 
     observe(answer, busy, awaiting, ready) {
@@ -95,6 +99,7 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
       const at = now();
       controller = observe(controller, classify(answer, busy, at, awaiting, ready), bounds);
       throttled ||= controller.cause === 'throttled';
+      pushedBack ||= controller.cause !== undefined;
     },
     limits() {
       const { limit, peak, cause } = controller;

@@ -21,8 +21,9 @@
  *   the last 429 the service's limit sent, by steps that double.
  * A window where the slots were not all busy (signing or reading could not feed them, or the
  * export's writer lagged) grows nothing: a limit nobody uses says nothing about the service.
- * Nor does a full one whose requests ready to go (the import's signed rows) fell across it:
- * the slots drain what was made before faster than it is made, and slow start ends there.
+ * Nor does a full one whose requests ready to go (the import's signed rows) fell since the
+ * window before: the slots drain what was made before faster than it is made, and slow start
+ * ends at the second such window in a row.
  * With `settle` (the import) such windows bring the limit down to what they used and some
  * room, so that a burst of signed rows after a pause never finds thousands of slots free.
  * After a decrease, answers to requests sent before it are not judged.
@@ -101,6 +102,10 @@ export interface ControllerState {
   readonly cause: CutCause | undefined;
   /** The most slots busy in each of the last SETTLE_WINDOWS healthy windows. */
   readonly used: readonly number[];
+  /** Requests ready to go at the last judged window's last answer (undefined: not told). */
+  readonly readyBefore: number | undefined;
+  /** The last window's requests ready to go fell since the one before (draining): one such window may be a stall of the signer, two in a row are its pace. */
+  readonly drained: boolean;
 }
 
 export type CutCause = 'throttled' | 'overloaded' | 'latency';
@@ -123,8 +128,7 @@ interface WindowTally {
   closeAt: number | undefined;
   afterThrottle: number;
   okAfterThrottle: number;
-  /** Requests ready to go at the window's first answer and at its last (undefined: not told). */
-  readyFirst: number | undefined;
+  /** Requests ready to go at the window's last answer (undefined: not told). */
   readyLast: number | undefined;
 }
 
@@ -180,7 +184,6 @@ const EMPTY: WindowTally = {
   closeAt: undefined,
   afterThrottle: 0,
   okAfterThrottle: 0,
-  readyFirst: undefined,
   readyLast: undefined,
 };
 
@@ -203,6 +206,8 @@ export function initialState(limit: number, bounds: ControllerBounds): Controlle
     peak: 0,
     cause: undefined,
     used: [],
+    readyBefore: undefined,
+    drained: false,
   };
 }
 
@@ -232,13 +237,12 @@ function tally(w: WindowTally, seen: Observation): WindowTally {
     closeAt: first && seen.at !== undefined && awaiting > 1 ? answers + awaiting - 1 : w.closeAt,
     afterThrottle: w.afterThrottle + (w.throttled > 0 ? 1 : 0),
     okAfterThrottle: w.okAfterThrottle + (seen.kind === 'ok' && w.throttled > 0 ? 1 : 0),
-    readyFirst: w.answers === 0 ? seen.ready : w.readyFirst,
     readyLast: seen.ready,
   };
 }
 
 function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds): ControllerState {
-  let state = judged;
+  let state: ControllerState = { ...judged, readyBefore: w.readyLast, drained: false };
   const { limit } = state;
   // Nothing got through and nothing said slow down: the service is down, not overloaded by us.
   // The circuit breaker waits that out; the limit stays for when it is back.
@@ -282,11 +286,13 @@ function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds
   const used = [...state.used, Math.min(w.busiest, limit)].slice(-SETTLE_WINDOWS);
   state = { ...state, riseFloor: undefined, used };
   if (w.busiest < limit) return { ...state, recentMeans, ...settled(state, bounds) };
-  state = { ...state, peak: Math.max(state.peak, limit) };
+  const drained = draining(judged.readyBefore, w.readyLast);
+  state = { ...state, peak: Math.max(state.peak, limit), drained };
   const { ceiling } = state;
   // The signer, not the service, is the bound: what keeps the slots busy is rows signed earlier.
-  // Slow start ends there, as at a cut (the import stops signing ahead of the wire).
-  if (draining(w)) return { ...state, recentMeans, slowStart: false };
+  // Slow start ends there. One such window grows nothing; it ends slow start only if the one
+  // before drained too (a signer's pace lasts, a pause of its threads does not).
+  if (drained) return { ...state, recentMeans, slowStart: state.slowStart && !judged.drained };
   if (ceiling === undefined) {
     const doubling = state.slowStart && limit < SLOW_START_DOUBLES_TO;
     const step = doubling ? limit : Math.ceil(limit * (state.slowStart && bounds.settle ? SLOW_START_GROWTH : 0.25));
@@ -340,8 +346,8 @@ function paced(state: ControllerState, at: number, through = true): { pace: numb
  * Every field of ControllerState is required, so a field added there and missed here fails to compile.
  */
 function answered(state: ControllerState, window: WindowTally, { pace, paceAt }: { pace: number; paceAt: number | undefined }): ControllerState {
-  const { limit, ceiling, recentMeans, ignore, cutAt, calm, throttledAt, probeStep, riseFloor, slowStart, faults, peak, cause, used } = state;
-  return { limit, ceiling, recentMeans, window, ignore, cutAt, calm, throttledAt, probeStep, pace, paceAt, riseFloor, slowStart, faults, peak, cause, used };
+  const { limit, ceiling, recentMeans, ignore, cutAt, calm, throttledAt, probeStep, riseFloor, slowStart, faults, peak, cause, used, readyBefore, drained } = state;
+  return { limit, ceiling, recentMeans, window, ignore, cutAt, calm, throttledAt, probeStep, pace, paceAt, riseFloor, slowStart, faults, peak, cause, used, readyBefore, drained };
 }
 
 /** A decrease: requests sent at the old limit still answer as if it held, and are not this limit's doing. */
@@ -364,12 +370,14 @@ function settled(state: ControllerState, bounds: ControllerBounds): Partial<Cont
 }
 
 /**
- * The requests ready to go fell over the window, by more than a few: the limit already takes
- * them faster than they are made (a signer's pace), so its slots are busy with what was made
- * before, and growing it would only send that sooner, all at once.
+ * The requests ready to go fell from the last window's end to this one's, by more than a few:
+ * the limit already takes them faster than they are made (a signer's pace), so its slots are
+ * busy with what was made before, and growing it would only send that sooner, all at once.
+ * End to end, not across one window: a window's answers may come in a burst, each taking a
+ * ready request at once, and what is made meanwhile is made between the bursts.
  */
-function draining(w: WindowTally): boolean {
-  return w.readyFirst !== undefined && w.readyLast !== undefined && w.readyLast < w.readyFirst - MIN_WINDOW;
+function draining(before: number | undefined, now: number | undefined): boolean {
+  return before !== undefined && now !== undefined && now < before - MIN_WINDOW;
 }
 
 /** QUIET_MS since the last 429 (or no clock to tell): a probe may go past the ceiling. */

@@ -5,10 +5,11 @@
  * holds a wire slot: with service latency, every slot is busy while the next bodies are signed.
  * And while `auto` is still growing the wire's limit (it doubles once a round trip at first),
  * the signer does not wait for it: the rows it signs meanwhile go out as the limit grows. Once
- * anything pushed back, the backlog is closed: signed rows waiting through a 429's pause would
- * keep every slot busy after it and read to the controller as room to grow. The controller is
- * told how many signed rows wait for a slot: once they fall from one round trip to the next, the
- * wire takes rows faster than they are signed, and the limit grows no further while they drain.
+ * anything pushed back (a 429, 5xx, a rise in latency), the backlog is closed: signed rows
+ * waiting through a 429's pause would keep every slot busy after it and read to the controller
+ * as room to grow. The controller is told how many signed rows wait for a slot: once they fall
+ * from one round trip to the next, the wire takes rows faster than they are signed, and the
+ * limit grows no further while they drain (nor does the backlog close: the signer keeps up).
  * `slot()` resolves only when the window has room, so the reader pauses while it is full
  * and memory stays flat whatever the file size. With `concurrency: 'auto'` the wire's limit
  * follows the adaptive limit (service/adaptive-limit.ts), fed every attempt's answer through `observe`.
@@ -104,11 +105,12 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
   const signing = pLimit(ahead);
   const running = new Set<Promise<void>>();
   // Signed rows waiting for a wire slot: fewer from one round trip to the next while the limit
-  // is full and more rows wait to be signed (or read: the window is full) says the signer, not
-  // the service, is what it waits for. (Past the file's last row, the rows waiting are all
-  // there is to send, and sending them sooner is faster.)
+  // is full says the signer, not the service, is what the wire waits for. Not told while the
+  // reader waits for the window and a signing place is free: then the rows waiting fall because
+  // none are read, and the wire, not the signer, is slow. (Past the file's last row they are all
+  // there is to send: told, so that the limit does not grow only to send them in one burst.)
   let ready = 0;
-  const moreToSign = () => signing.activeCount >= ahead || signing.pendingCount > 0 || waiter !== undefined;
+  const moreToSign = () => waiter === undefined || signing.activeCount >= ahead || signing.pendingCount > 0;
   let waiter: (() => void) | undefined;
   // --rate: sends take turns through this chain; each waits from the moment the previous one
   // actually started, so a timer that fires late (a busy event loop) never lets two bunch up.
