@@ -10,7 +10,7 @@
 import { availableParallelism, cpus } from 'node:os';
 import { rmSync } from 'node:fs';
 import { bodies, dataset } from './make-inputs.js';
-import { BIN, child, lastJson, runNode, sandbox, tempPath, timeoutFor } from './run-child.js';
+import { BIN, child, foreignCores, lastJson, runNode, sandbox, tempPath, timeoutFor } from './run-child.js';
 import { count, mb, perSecond, row } from './report.js';
 
 export const WHOLE_RUN_RTTS = [0, 150, 300, 500];
@@ -30,6 +30,9 @@ export function emulatedMachine(cores = MANY_CORES.cores, ms = MANY_CORES.ms) {
   return { label: `${cores} cores emulated (paced signer, ${count(Math.round(rate))} signatures/s; sandbox not verifying)`, cores, rate, paced: { threads: cores, ms } };
 }
 
+const cpu = (ms) => (ms === undefined ? '?' : `${Math.round(ms * 1000)} µs`);
+const load = (cores) => (cores === undefined ? '?' : `${cores.toFixed(1)} cores`);
+
 /** One row per round trip: import with no flags ÷ its floor, whole processes. */
 export async function wholeRunTable(ctx, machine, { rows, part }) {
   const out = [];
@@ -43,7 +46,7 @@ export async function wholeRunTable(ctx, machine, { rows, part }) {
     out.push(
       row({
         part,
-        measure: `${machine.label}, ${latencyMs} ms, ${count(rows)} rows, no flags, whole run (settled ${run.settled}; at most ${count(run.peakInFlight)} at the service at once, 1.5 × rows/s × round trip + 16 = ${count(Math.round(bound))}; peak RSS ${mb(run.maxRssMb)})`,
+        measure: `${machine.label}, ${latencyMs} ms, ${count(rows)} rows, no flags, whole run (settled ${run.settled}; at most ${count(run.peakInFlight)} at the service at once, 1.5 × rows/s × round trip + 16 = ${count(Math.round(bound))}; peak RSS ${mb(run.maxRssMb)}; CPU a row ${cpu(run.clientCpuMs)} client, ${cpu(run.serverCpuMs)} sandbox; other load ${load(run.foreignCores)})`,
         figure: perSecond(run.rowsPerSecond),
         baseline: `${perSecond(floor.rowsPerSecond)} (floor, ${count(inFlight)} in flight; at most ${count(floor.peakInFlight)} at the service)`,
         ratio,
@@ -70,11 +73,12 @@ async function floorRun(ctx, machine, { rows, latencyMs, inFlight }) {
       rows,
       timeoutMs: timeoutFor(rows, 20),
     };
+    const before = await service.stats();
     const result = await runNode(ctx, child('post-bodies'), [JSON.stringify(options)], { timeoutMs: options.timeoutMs + 10_000, label: 'floor' });
     const posted = lastJson(result.stdout, 'floor');
     if (posted.statuses['200'] !== rows) throw new Error(`floor: statuses ${JSON.stringify(posted.statuses)}`);
     const stats = await service.stats();
-    return { rowsPerSecond: rows / result.wallS, wallS: result.wallS, maxRssMb: result.maxRssMb, peakInFlight: stats.peakInFlight };
+    return { rowsPerSecond: rows / result.wallS, wallS: result.wallS, maxRssMb: result.maxRssMb, peakInFlight: stats.peakInFlight, ...cpuPerRow(result, before, stats, rows) };
   } finally {
     await service.close();
   }
@@ -85,18 +89,32 @@ async function importRun(ctx, machine, { rows, latencyMs }) {
   const service = await sandbox(ctx, { latencyMs, verifySignatures: machine.paced === undefined });
   const results = tempPath(ctx, 'whole-run.results.csv');
   try {
+    const before = await service.stats();
     const result = machine.paced === undefined ? await realImport(ctx, service, csv, results, rows) : await pacedImport(ctx, machine, service, csv, results, rows);
     const summary = lastJson(result.stdout, 'import');
     const created = summary.counts?.created ?? summary.created;
     if (created !== rows) throw new Error(`import: ${created} of ${rows} created`);
     const stats = await service.stats();
-    const run = { rowsPerSecond: rows / result.wallS, wallS: result.wallS, maxRssMb: result.maxRssMb, settled: summary.concurrency.settled, peakInFlight: stats.peakInFlight };
+    const run = { rowsPerSecond: rows / result.wallS, wallS: result.wallS, maxRssMb: result.maxRssMb, settled: summary.concurrency.settled, peakInFlight: stats.peakInFlight, ...cpuPerRow(result, before, stats, rows) };
     ctx.log(`    floor done; import ${Math.round(run.rowsPerSecond)} rows/s, settled ${run.settled}, at most ${run.peakInFlight} at the service`);
     return run;
   } finally {
     await service.close();
     rmSync(results, { force: true });
   }
+}
+
+/**
+ * CPU a row, ms: the client's process (its event loop and, with real signatures, its signing
+ * threads) and the sandbox's; with the run's other load on the machine (cores' worth), which
+ * the pace simulation's calibration needs to model this machine.
+ */
+function cpuPerRow(result, before, after, rows) {
+  return {
+    clientCpuMs: result.cpuS === undefined ? undefined : (result.cpuS * 1000) / rows,
+    serverCpuMs: ((after.cpuS - before.cpuS) * 1000) / rows,
+    foreignCores: foreignCores(result, after.cpuS - before.cpuS),
+  };
 }
 
 /** The real CLI, RSA-4096 signatures, a pace memory of its own (a first run). */
