@@ -164,6 +164,9 @@ async function createHttpServer(
   return { server, tls };
 }
 
+/** Connections waiting to be accepted. */
+const LISTEN_BACKLOG = 4096;
+
 function listen(server: Server, host: string, port: number): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
@@ -178,7 +181,10 @@ function listen(server: Server, host: string, port: number): Promise<void> {
       );
     };
     server.once('error', onError);
-    server.listen(port, host, () => {
+    // A client far away opens a thousand connections within a round trip: Node's default queue
+    // of 511 waiting to be accepted overflows while the loop is busy, and the dropped SYNs are
+    // sent again after 1, 3, 7 s… (the kernel caps this at net.core.somaxconn).
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => {
       server.off('error', onError);
       resolve();
     });
