@@ -18,6 +18,7 @@ os.availableParallelism = () => options.cores;
 syncBuiltinESMExports();
 // As the ccs-bulk command runs (src/bin.cts), before the pipeline's code is loaded.
 setFlagsFromString('--no-allocation-site-pretenuring');
+setFlagsFromString('--heap-growing-percent=50');
 const { createServiceClient, importClients } = await import('../../dist/index.js');
 
 const signer = createPacedSigner({ threads: options.threads, ms: options.ms });

@@ -11,6 +11,7 @@ import { halfway } from './halfway.js';
 
 // As the ccs-bulk command runs (src/bin.cts), before the pipeline's code is loaded.
 setFlagsFromString('--no-allocation-site-pretenuring');
+setFlagsFromString('--heap-growing-percent=50');
 const { createServiceClient, importClients } = await import('../../dist/index.js');
 
 const options = JSON.parse(process.argv[2] ?? '{}');
