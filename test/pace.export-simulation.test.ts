@@ -2,12 +2,14 @@
  * `export --prefetch auto` beyond this machine: the real controller driven by a simulated
  * writer and service on a virtual clock (simulateExport in pace.simulator.ts): writers of this
  * machine's pace and four times it, round trips up to 500 ms, a token bucket or a cap on
- * requests at once. EXPORT_PACE_TABLE=FILE writes the table that docs/export.md quotes.
+ * requests at once. EXPORT_PACE_TABLE=FILE writes the table that docs/export.md quotes,
+ * EXPORT_WHOLE_RUN_TABLE=FILE the whole runs'.
  */
 import { writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXPORT_DEFAULTS } from '../src/export/defaults.js';
 import { pageBound } from '../src/service/in-flight-bound.js';
+import { rememberedStart } from '../src/service/pace-memory.js';
 import { exportCeiling, figuresOf, type RunFigures, type SimService, type SimWriter, simulateExport } from './pace.simulator.js';
 
 /** Virtual seconds, as the import's simulation: long enough for one probe past a ceiling under a limit. */
@@ -106,5 +108,70 @@ describe('export --prefetch auto, simulated: writers of 50k and 200k clients a s
       ),
     ];
     writeFileSync(process.env.EXPORT_PACE_TABLE, `${lines.join('\n')}\n`);
+  });
+});
+
+/**
+ * Whole runs of 250,000 clients (pages of 100) against a service with no limit: the time to
+ * the last client written against the best fixed --prefetch of a sweep (the paging floor), a
+ * first run and a repeat from its pace memory.
+ */
+const WHOLE_RUN_CLIENTS = 250_000;
+const FIXED_SWEEP = [16, 32, 64, 128, 256, 512, 1024];
+const wholeRuns: { writer: string; rtt: number; floorS: number; best: number; first: number; repeat: number; start: number }[] = [];
+
+/**
+ * Slow start's round trips from the start to the pages the writer's pace needs in flight
+ * (doubling to 64, then by a quarter), in seconds. As the import's whole runs: a first run loses
+ * about two thirds of it, and is held to the floor share where it is at most a sixth of the
+ * floor's run (the rest is what pace memory is for: docs/export.md).
+ */
+function rampSeconds(pagesPerSecond: number, rttMs: number): number {
+  const need = (pagesPerSecond * rttMs) / 1000;
+  const start = EXPORT_DEFAULTS.startPrefetch;
+  const windows = need <= 64 ? Math.log2(Math.max(need, start) / start) : Math.log2(64 / start) + Math.log(need / 64) / Math.log(1.25);
+  return (windows * rttMs) / 1000;
+}
+
+/** Seconds until `clients` were written, from the clients written in each second. */
+function secondsFor(perSecond: number[], clients: number): number {
+  let written = 0;
+  for (const [second, rows] of perSecond.entries()) {
+    if (written + rows >= clients) return second + (clients - written) / rows;
+    written += rows;
+  }
+  return Number.POSITIVE_INFINITY;
+}
+
+describe('export --prefetch auto, whole runs of 250,000 clients: a first run and a repeat from pace memory', () => {
+  for (const writerName of Object.keys(WRITERS) as (keyof typeof WRITERS)[]) {
+    it(`${writerName} at 50 and 300 ms: a repeat ≥ 0.9 of the paging floor, and a first run where it has room to ramp`, () => {
+      for (const rtt of [50, 300]) {
+        const writer: SimWriter = { pageSize: PAGE_SIZE, writeMs: WRITERS[writerName], bound: BOUND, startLimit: EXPORT_DEFAULTS.startPrefetch };
+        const service: SimService = { ...SERVICES['no limit']!, rttMs: () => rtt, jitterMs: rtt / 5 };
+        const seconds = 60;
+        const fixed = FIXED_SWEEP.map((prefetch) => ({ prefetch, s: secondsFor(simulateExport({ ...writer, fixed: prefetch }, service, seconds, rtt + prefetch).perSecond, WHOLE_RUN_CLIENTS) }));
+        const best = fixed.reduce((a, b) => (b.s < a.s ? b : a));
+        const first = simulateExport(writer, service, seconds, rtt + 1);
+        const start = rememberedStart({ settled: first.limits.at(-1)!, throttled: false, at: '' }, writer.startLimit, writer.bound);
+        const repeat = simulateExport({ ...writer, startLimit: start }, service, seconds, rtt + 2);
+        const cell = { writer: writerName, rtt, floorS: best.s, best: best.prefetch, first: best.s / secondsFor(first.perSecond, WHOLE_RUN_CLIENTS), repeat: best.s / secondsFor(repeat.perSecond, WHOLE_RUN_CLIENTS), start };
+        wholeRuns.push(cell);
+        const label = `${writerName}, ${rtt} ms`;
+        expect(cell.repeat, `${label}, a repeat`).toBeGreaterThanOrEqual(FLOOR_SHARE);
+        // At 300 ms the floor keeps 150–600 pages on the wire from its first page: a first run's ramp from 4 is a second or two of a few-second run.
+        if (rampSeconds(1000 / writer.writeMs, rtt) <= cell.floorS / 6) expect(cell.first, `${label}, a first run`).toBeGreaterThanOrEqual(FLOOR_SHARE);
+      }
+    });
+  }
+
+  afterAll(() => {
+    if (!process.env.EXPORT_WHOLE_RUN_TABLE) return;
+    const lines = [
+      '| writer | round trip | the paging floor (best fixed --prefetch) | first run ÷ floor | repeat from pace memory ÷ floor (its start) |',
+      '|---|---|---|---|---|',
+      ...wholeRuns.map((c) => `| ${c.writer} | ${c.rtt} ms | ${c.floorS.toFixed(1)} s (${c.best}) | ${c.first.toFixed(2)} | ${c.repeat.toFixed(2)} (${c.start}) |`),
+    ];
+    writeFileSync(process.env.EXPORT_WHOLE_RUN_TABLE, `${lines.join('\n')}\n`);
   });
 });
