@@ -17,6 +17,7 @@ import type { Encoder } from './encoder.js';
 import { escapeFormula } from './escape.js';
 import type { ExportFormat } from './options.js';
 import { createSheetEncoder } from './xlsx-sheet.js';
+import { documentsBytes, plainDocuments, writeDocuments } from './documents-cell.js';
 
 export type { Encoder };
 
@@ -77,16 +78,26 @@ export function createEncoder(options: EncoderOptions): Encoder {
   const delimiter = semicolon ? ';' : (options.delimiter ?? ',');
   const line = delimiter === ',' ? csvLine : delimitedLine(delimiter);
   const text = options.csvDates === 'spreadsheet' ? spreadsheetText : csvText;
-  const record = (client: FlatClient): string => {
+  /** Columns [from, to) of a record, without the line break. */
+  const cells = (client: FlatClient, from: number, to: number): string => {
     let row = '';
-    for (let i = 0; i < columns.length; i++) {
+    for (let i = from; i < to; i++) {
       const value = text(client, columns[i]!);
       // Most values need no quotes and no escape: written as they are, with no arrays or copies.
       const field = isPlain(value, delimiter) ? value : quotedCell(cell(value), delimiter);
-      row += i === 0 ? field : delimiter + field;
+      row += i === from ? field : delimiter + field;
     }
-    return `${row}\r\n`;
+    return row;
   };
+  const record = (client: FlatClient): string => `${cells(client, 0, columns.length)}\r\n`;
+  const at = columns.indexOf('documents');
+  const around: Around | undefined =
+    at === -1
+      ? undefined
+      : {
+          head: (client) => (at === 0 ? '' : cells(client, 0, at) + delimiter),
+          tail: (client) => (at === columns.length - 1 ? undefined : delimiter + cells(client, at + 1, columns.length)),
+        };
   return {
     start: () => (options.bom || semicolon ? '\uFEFF' : '') + line(headers.map(cell)),
     end: () => '',
@@ -95,23 +106,46 @@ export function createEncoder(options: EncoderOptions): Encoder {
       for (const client of clients) out += record(client);
       return out;
     },
-    encodeBytes: (clients) => utf8Lines(clients, record),
+    encodeBytes: (clients) => utf8Lines(clients, record, around),
   };
 }
 
-/** Records as UTF-8, each written straight into one buffer: encoding a page-long string costs several times more. */
-function utf8Lines(clients: readonly FlatClient[], record: (client: FlatClient) => string): Uint8Array {
+/** A record's text before its documents cell (its delimiter included), and after it (none: the line break alone). */
+interface Around {
+  head(client: FlatClient): string;
+  tail(client: FlatClient): string | undefined;
+}
+
+/**
+ * Records as UTF-8, each written straight into one buffer: encoding a page-long string costs
+ * several times more. Plain documents (documents-cell.ts) go in as bytes, the text around them
+ * as it is.
+ */
+function utf8Lines(clients: readonly FlatClient[], record: (client: FlatClient) => string, around: Around | undefined): Uint8Array {
   let bytes = Buffer.allocUnsafe(64 * 1024);
   let used = 0;
+  // A UTF-16 unit is at most 3 bytes of UTF-8.
+  const room = (more: number) => {
+    if (used + more <= bytes.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(bytes.length * 2, used + more));
+    bytes.copy(grown, 0, 0, used);
+    bytes = grown;
+  };
   for (const client of clients) {
-    const line = record(client);
-    // A UTF-16 unit is at most 3 bytes of UTF-8.
-    if (used + line.length * 3 > bytes.length) {
-      const grown = Buffer.allocUnsafe(Math.max(bytes.length * 2, used + line.length * 3));
-      bytes.copy(grown, 0, 0, used);
-      bytes = grown;
+    if (around === undefined || !plainDocuments(client.documents)) {
+      const line = record(client);
+      room(line.length * 3);
+      used += bytes.write(line, used, 'utf8');
+      continue;
     }
-    used += bytes.write(line, used, 'utf8');
+    const head = around.head(client);
+    const tail = around.tail(client) ?? '';
+    room(3 * (head.length + tail.length) + documentsBytes(client.documents) + 2);
+    if (head.length > 0) used += bytes.write(head, used, 'utf8');
+    used = writeDocuments(bytes, used, client.documents);
+    if (tail.length > 0) used += bytes.write(tail, used, 'utf8');
+    bytes[used++] = 13;
+    bytes[used++] = 10;
   }
   return bytes.subarray(0, used);
 }

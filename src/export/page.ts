@@ -15,9 +15,8 @@
  * - a repeated id is yielded once: one the listing shifted onto a neighbouring page is dropped;
  *   memory stays flat (SeenPages: recent pages' ids, 64-bit prints of the others).
  */
-import { createHash } from 'node:crypto';
 import { AuthError, ServiceError, StoppedError, UsageError } from '../errors.js';
-import { PrintTable, quickPrint } from '../infra/fingerprints.js';
+import { type Print, PrintTable, quickPrint } from '../infra/fingerprints.js';
 import type { ServiceClient } from '../service/client.js';
 import { calledUrl, isMissingRoute, LIST_PATH, missingRouteError } from '../service/missing-route.js';
 import { createWireSlots, type WireSlots } from '../service/wire-slots.js';
@@ -241,17 +240,25 @@ const RECENT_PAGES = 4;
  * matches an older page is written (a 64-bit twin of another id, ~2.7·10⁻⁸ for a million, or
  * a repeat from further back than the shifts above) and counted in `stats.unverified`; it
  * is never dropped on a print alone.
+ *
+ * An id whose print is new cannot be a repeat (every id of the recent pages has its print in
+ * the table), so the exact ids are only looked up, in a set made when first needed, for the
+ * few whose print was seen before.
  */
 class SeenPages {
   readonly #prints = new PrintTable();
-  readonly #recent: Set<string>[] = [];
+  /** The recent pages' ids, oldest first, the page being sorted last. */
+  readonly #recent: string[][] = [];
+  /** The ids of #recent as a set, made at the first print seen before, until the pages move on. */
+  #known: Set<string> | undefined;
   readonly #digests = new Map<string, number>();
   #written = 0;
   #stale = 0;
 
   accept(number: number, clients: Client[], base: 0 | 1, stats: PagingStats): FetchedPage | 'clamped' {
+    const prints = clients.map((client) => quickPrint(client.id));
     if (clients.length > 0) {
-      const digest = digestIds(clients);
+      const digest = digestPrints(prints);
       const earlier = this.#digests.get(digest);
       if (earlier !== undefined) {
         if (base === 0 && number === 1 && earlier === 0) return 'clamped';
@@ -264,7 +271,7 @@ class SeenPages {
       }
       this.#digests.set(digest, number);
     }
-    const { fresh, printed } = this.#sort(clients, stats);
+    const { fresh, printed } = this.#sort(clients, prints, stats);
     this.#written += fresh.length;
     // Progress is a new print: a server cycling through older ids, in any order, is not.
     this.#stale = printed === 0 && clients.length >= stats.pageSize ? this.#stale + 1 : 0;
@@ -280,31 +287,60 @@ class SeenPages {
   }
 
   /** The page's clients to write, and how many of them had a print not seen before. */
-  #sort(clients: Client[], stats: PagingStats): { fresh: Client[]; printed: number } {
-    const page = new Set<string>();
+  #sort(clients: Client[], prints: readonly Print[], stats: PagingStats): { fresh: Client[]; printed: number } {
+    const page = this.#turnPage();
     const fresh: Client[] = [];
     let printed = 0;
-    for (const client of clients) {
-      const repeat = page.has(client.id) || this.#recent.some((ids) => ids.has(client.id));
+    for (let i = 0; i < clients.length; i++) {
+      const client = clients[i]!;
+      const id = client.id;
+      const isNew = this.#prints.add(prints[i]!) === undefined;
+      const repeat = !isNew && this.#knows(id);
       // Every id of the page, repeats too: a shift repeating an id over several pages is seen.
-      page.add(client.id);
+      page.push(id);
+      this.#known?.add(id);
       if (repeat) {
         stats.duplicates++;
         continue;
       }
-      if (this.#prints.add(quickPrint(client.id)) === undefined) printed++;
+      if (isNew) printed++;
       else stats.unverified++;
       fresh.push(client);
     }
-    this.#recent.push(page);
-    if (this.#recent.length > RECENT_PAGES) this.#recent.shift();
     return { fresh, printed };
+  }
+
+  /** A new page's list of ids, last of the recent pages (the oldest dropped). */
+  #turnPage(): string[] {
+    const page: string[] = [];
+    this.#recent.push(page);
+    if (this.#recent.length > RECENT_PAGES + 1) this.#recent.shift();
+    this.#known = undefined;
+    return page;
+  }
+
+  /** Whether the id is on a recent page or earlier on this one. */
+  #knows(id: string): boolean {
+    this.#known ??= new Set(this.#recent.flat());
+    return this.#known.has(id);
   }
 }
 
-function digestIds(clients: readonly Client[]): string {
-  const ids = clients.map((client) => client.id).sort();
-  return createHash('sha1').update(ids.join('\n')).digest('base64');
+/**
+ * A page's ids as a set, whatever their order: the count and three sums of their prints (two
+ * different pages share them with odds of 2⁻⁶⁴ a pair or less; sorting and hashing the ids cost
+ * more than the rest of the check).
+ */
+function digestPrints(prints: readonly Print[]): string {
+  let hi = 0;
+  let lo = 0;
+  let mixed = 0;
+  for (const print of prints) {
+    hi = (hi + print.hi) | 0;
+    lo = (lo + print.lo) | 0;
+    mixed = (mixed + Math.imul(print.hi ^ Math.imul(print.lo, 0x9e3779b1), 0x85ebca6b)) | 0;
+  }
+  return `${prints.length}:${hi}:${lo}:${mixed}`;
 }
 
 /** A 1-based server refusing page 0: a 400/422 naming `page`, or naming nothing. */
