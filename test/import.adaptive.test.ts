@@ -25,7 +25,8 @@ describe('--concurrency auto against a rate-limited service', () => {
     expect(run.code).toBe(0);
     const summary = JSON.parse(run.stdout);
     expect(summary.counts).toMatchObject({ created: rows, failed: 0 });
-    expect(summary.concurrency).toMatchObject({ mode: 'auto', max: IMPORT_DEFAULTS.maxConcurrency });
+    // The service's 429s set it, and the run says so (a rate limit, not slow signing).
+    expect(summary.concurrency).toMatchObject({ mode: 'auto', max: IMPORT_DEFAULTS.maxConcurrency, throttled: true });
     // Where it ended: below the 8 it starts at, which only 429s can do (without them it only
     // grows, towards its bound): at the ceiling the round trip after a 429 let through (1–3),
     // not probed past in a run this short (30 s after the last 429). (The settled limit counts
@@ -50,7 +51,9 @@ describe('--concurrency auto against a rate-limited service', () => {
     await writeFile(input, stringify([CLIENT_HEADER, ...validRows(20, 9000)]));
     const run = await runCliInProcess(['import', input, '--concurrency', '2', '--json', '--quiet'], { env: ctx.env() });
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout).concurrency).toMatchObject({ mode: 'fixed', current: 2, settled: 2 });
+    const concurrency = JSON.parse(run.stdout).concurrency;
+    expect(concurrency).toMatchObject({ mode: 'fixed', current: 2, settled: 2 });
+    expect(concurrency.throttled).toBeUndefined();
   });
 
   it("refuses a --concurrency that is neither 'auto' nor a whole number", async () => {

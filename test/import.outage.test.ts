@@ -47,7 +47,7 @@ describe('a mid-run outage pauses the whole run (circuit breaker)', () => {
     expect(requests).toBeLessThan(rows * 6);
     // Rows + what the outage cost: the requests in flight when it began, and a few probes.
     expect(requests - rows).toBeLessThan(40);
-    expect(run.stderr).toMatch(/the service is failing every request \(.*503.*\): sending paused/);
+    expect(run.stderr).toMatch(/the service failed several requests in a row \(the last: .*503.*\): sending paused/);
     expect(run.stderr).toMatch(/the service is back after \d+ s: sending resumed/);
     // The breaker's pause and resume are run events in the log.
     const events = (await readFile(log, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { event?: string; down_for_ms?: number });

@@ -39,12 +39,16 @@ describe('a limit far below its peak is reported with the flag that keeps the pe
     expect(formatLimits(report, 'in flight')).toContain(note!);
   });
 
-  it('a 429 limit is the service saying so: not reported', () => {
+  it('a 429 limit is the service saying so: no note, but the summary says the service held it there', () => {
     const limit = drive(400, (round) => (round < 4 ? Number.POSITIVE_INFINITY : 8), 429);
     const report = limit.limits();
     expect(report.settled).toBeLessThanOrEqual(16);
     expect(report.farBelowPeak).toBeUndefined();
     expect(paceNote(report, 'concurrency')).toBeUndefined();
+    expect(report.throttled).toBe(true);
+    expect(formatLimits(report, 'in flight')).toMatch(/^auto, limit settled at \d+ in flight \(last \d+, at most 1000\); the service's 429s held it there \(its limit\)$/);
+    // 5xx set no such limit.
+    expect(drive(400, (round) => (round < 4 ? Number.POSITIVE_INFINITY : 8), 503).limits().throttled).toBeUndefined();
   });
 
   it('a steady 3% of 503s at every limit: no cut, nothing to report', () => {

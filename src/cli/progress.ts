@@ -140,5 +140,6 @@ export function formatDuration(ms: number): string {
 export function formatLimits(limits: LimitReport, what: string): string {
   if (limits.mode === 'fixed') return `${limits.current} (fixed)`;
   const note = paceNote(limits, 'concurrency');
-  return `auto, settled at ${limits.settled} ${what} (last ${limits.current}, at most ${limits.max})${note === undefined ? '' : `; ${note}`}`;
+  const throttled = limits.throttled === true ? "; the service's 429s held it there (its limit)" : '';
+  return `auto, limit settled at ${limits.settled} ${what} (last ${limits.current}, at most ${limits.max})${throttled}${note === undefined ? '' : `; ${note}`}`;
 }

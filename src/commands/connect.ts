@@ -97,7 +97,7 @@ export function describeOutage(event: OutageEvent): string {
   const s = (ms: number) => `${Math.max(0, Math.round(ms / 1000))} s`;
   switch (event.type) {
     case 'paused':
-      return `the service is failing every request (${event.reason}): sending paused, checking again in ${s(event.probeInMs)}`;
+      return `the service failed several requests in a row (the last: ${event.reason}): sending paused, checking again in ${s(event.probeInMs)}`;
     case 'probeFailed':
       return `still down after ${s(event.downForMs)} (${event.reason}): checking again in ${s(event.probeInMs)}`;
     case 'resumed':

@@ -40,7 +40,7 @@ export interface LimitReport {
   max: number;
   /** `auto`: where it started (higher than the default when an earlier run's pace was remembered: see `paceMemory`). */
   start?: number;
-  /** `auto`: the highest limit its slots all filled in a healthy window. */
+  /** `auto`: the highest limit its slots all filled in a healthy window (the limit may have been raised past it, unfilled). */
   peak?: number;
   /**
    * `auto`, settled at a quarter of its peak or less, cut there by 5xx and timeouts or by a
@@ -48,6 +48,8 @@ export interface LimitReport {
    * which the answers cannot tell apart (a 429 says which; it is not reported here).
    */
   farBelowPeak?: Exclude<CutCause, 'throttled'>;
+  /** `auto`: the service's 429s set a limit during the run (a rate or a cap it enforces), not noise. */
+  throttled?: boolean;
 }
 
 /** Settled at 1 / FAR_BELOW of the peak or less: far below it. */
@@ -106,7 +108,7 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
       const settled = mostHeld(recent, answers, limit);
       if (!auto) return { mode: 'fixed', current: limit, settled, max };
       const far = cause !== undefined && cause !== 'throttled' && settled * FAR_BELOW <= peak;
-      return { mode: 'auto', current: limit, settled, max, start, peak, ...(far && { farBelowPeak: cause }) };
+      return { mode: 'auto', current: limit, settled, max, start, peak, ...(far && { farBelowPeak: cause }), ...(throttled && { throttled }) };
     },
   };
 }
