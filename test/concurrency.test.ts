@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type FaultTable, judgeFaults, type LimitFaults, record } from '../src/service/fault-share.js';
+import { tellsReady } from '../src/import/send/send-window.js';
+import { createAdaptiveLimit } from '../src/service/adaptive-limit.js';
 import {
   BASELINE_WINDOWS,
   type ControllerState,
@@ -221,6 +223,41 @@ describe('concurrency controller: told how many requests wait ready for a slot',
     expect([state.limit, state.slowStart]).toEqual([expected, slowStart]);
   });
 
+  it("a window's own growth is no drain: the slots it adds take that many ready rows at once", () => {
+    // 32 → 64: the 32 new slots take 32 of the 1,000 rows ready; the signer made none meanwhile.
+    expect(windows(initialState(32, wide), [1000, 968], wide)).toMatchObject({ limit: 96, slowStart: true });
+    expect(windows(initialState(32, wide), [1000, 968, 936], wide)).toMatchObject({ limit: 144, slowStart: true });
+  });
+
+  it.each([
+    // name, the reader waits for the window, every signing place taken (or rows queue for one), told
+    ['the signer is the bound (rows queue for a signing place)', true, true, true],
+    ['the reader waits for room and a signer is free: the rows run down because none are read', true, false, false],
+    ['the reader is not held (reading, or past the file end): told', false, false, true],
+    ['the reader is not held and the signers are busy', false, true, true],
+  ] as const)('tellsReady: %s', (_name, readerWaits, signersBusy, told) => {
+    expect(tellsReady({ readerWaits, signersBusy })).toBe(told);
+  });
+
+  it('the backlog stays open (growing) after the signer became the bound, and closes at the first cut', () => {
+    let now = 0;
+    const limit = createAdaptiveLimit({ limit: 'auto', start: 32, max: 4096, now: () => now, settle: true });
+    /** One round trip's answers, every slot busy; `failing`: every other one a 503. */
+    const round = (ready: number, failing = false) => {
+      const size = limit.current;
+      now += 100;
+      for (let i = 0; i < size; i++) limit.observe({ status: failing && i % 2 === 0 ? 503 : 200, ms: 100 }, size, undefined, ready);
+    };
+    round(1000);
+    round(900);
+    round(800);
+    // Two drains in a row: slow start is over, the signer is the bound, and it still signs ahead.
+    expect(limit.limits().current).toBe(64);
+    expect(limit.growing).toBe(true);
+    round(800, true);
+    expect(limit.growing).toBe(false);
+  });
+
   it('measured from the end of one window to the end of the next: a burst of answers taking ready rows within a window is not a drain', () => {
     // Each window's answers come together and take 30 ready rows; between the bursts the signer makes 40.
     let state = initialState(32, wide);
@@ -231,7 +268,7 @@ describe('concurrency controller: told how many requests wait ready for a slot',
 
   it('once the rows signed ahead are gone, windows that do not fill it settle the limit to 1.5 × what they used + 16', () => {
     // Grown to 1,500 (the first window has no end before it to say it drains), then held while the backlog drained; then the signer keeps 300 busy.
-    let state = windows(initialState(1000, wide), [900, 500, 100], wide);
+    let state = windows(initialState(1000, wide), [2000, 1000, 0], wide);
     expect([state.limit, state.slowStart]).toEqual([1500, false]);
     for (let i = 0; i < 8; i++) state = feed(state, Array.from({ length: state.limit }, () => ({ kind: 'ok' as const, latencyMs: 50, inFlight: 300, ready: 0 })), wide);
     expect(state.limit).toBe(1.5 * 300 + 16);

@@ -14,7 +14,7 @@ import { createAdaptiveLimit } from '../src/service/adaptive-limit.js';
 import { type BreakerState, breakerStep, CLOSED, DEFAULT_BREAKER } from '../src/service/breaker.js';
 import { DEFAULT_RETRY, retryDelay } from '../src/service/retry.js';
 import { pagesAhead } from '../src/export/page.js';
-import { signedBacklog } from '../src/import/send/send-window.js';
+import { signedBacklog, tellsReady } from '../src/import/send/send-window.js';
 import { createRandom } from '../src/sandbox/random.js';
 
 export interface SimService {
@@ -252,8 +252,8 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
   const answered = (n: number, counted: number, status: number, sentAt: number, retryAfterMs: number | undefined) => {
     // As the send window: told unless the reader waits for the window while a signing place is free.
     const readerWaits = admitted < rows && open >= limit.current + ahead + (limit.growing ? backlog : 0);
-    const moreToSign = !readerWaits || signing >= ahead || waitingToSign.length > 0;
-    limit.observe({ status, ms: time.now - sentAt }, Math.max(1, wire.held), undefined, client.toldReady === false || !moreToSign ? undefined : wire.waiting + signing);
+    const told = tellsReady({ readerWaits, signersBusy: signing >= ahead || waitingToSign.length > 0 });
+    limit.observe({ status, ms: time.now - sentAt }, Math.max(1, wire.held), undefined, client.toldReady === false || !told ? undefined : wire.waiting + signing);
     const outageStatus = status >= 500;
     if (!outageStatus && (breaker.kind !== 'closed' || breaker.streak !== 0)) moveBreaker(breakerStep(breaker, { type: 'answer' }, DEFAULT_BREAKER));
     if (status === 200) {

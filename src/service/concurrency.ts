@@ -14,7 +14,7 @@
  *   window is judged as if they were answers;
  * - mean latency above LATENCY_RISE × its recent minimum: decrease by DECREASE, to no less
  *   than half the limit the rise began at (a slower service is not a queue of ours);
- * - otherwise, if every slot was busy: double until the first decrease (slow start, as TCP's:
+ * - otherwise, if every slot was busy: double until the first decrease or drain (slow start, as TCP's:
  *   at 150 ms a round trip, growing by a quarter took ten round trips to reach 64; past
  *   SLOW_START_DOUBLES_TO by a half), then grow by a quarter while no ceiling is known, up
  *   to the ceiling as fast, and past it after PROBE_WINDOWS calm windows and QUIET_MS since
@@ -48,8 +48,9 @@ export type Observation = (
    */
   awaiting?: number | undefined;
   /**
-   * Requests ready to go and waiting for a slot (the import's signed rows) when it came, told
-   * while what makes them is busy. Fewer at a window's end than at its start: the slots drain
+   * Requests ready to go and waiting for a slot (the import's signed rows) when it came, unless
+   * they run down only because nothing new is made (the import's reader waiting for the window
+   * while a signer is free). Fewer at a window's end than at the last one's: the slots drain
    * what was made before faster than it is made now, and a larger limit would only empty it sooner.
    */
   ready?: number | undefined;
@@ -92,7 +93,7 @@ export interface ControllerState {
   readonly paceAt: number | undefined;
   /** While latency stays risen: the lowest limit it may push to. */
   readonly riseFloor: number | undefined;
-  /** No decrease yet: growth doubles. */
+  /** No decrease yet, nor two windows in a row that drained the requests ready to go: growth doubles (past SLOW_START_DOUBLES_TO, by SLOW_START_GROWTH). */
   readonly slowStart: boolean;
   /** Refusals per limit, for telling a limit's from noise (fault-share.ts). */
   readonly faults: FaultTable;
@@ -218,7 +219,10 @@ export function observe(previous: ControllerState, seen: Observation, bounds: Co
   if (state.ignore > 0) return { ...state, ignore: state.ignore - 1 };
   const window = tally(state.window, seen);
   if (window.answers < (window.closeAt ?? Math.max(state.limit, MIN_WINDOW))) return answered(state, window, state);
-  return judge({ ...state, window: EMPTY }, window, bounds);
+  const next = judge({ ...state, window: EMPTY }, window, bounds);
+  // The slots a window's growth adds take that many ready requests at once: not a drain of the next window.
+  if (next.limit > state.limit && next.readyBefore !== undefined) return { ...next, readyBefore: Math.max(0, next.readyBefore - (next.limit - state.limit)) };
+  return next;
 }
 
 function tally(w: WindowTally, seen: Observation): WindowTally {

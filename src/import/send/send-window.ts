@@ -7,9 +7,11 @@
  * the signer does not wait for it: the rows it signs meanwhile go out as the limit grows. Once
  * anything pushed back (a 429, 5xx, a rise in latency), the backlog is closed: signed rows
  * waiting through a 429's pause would keep every slot busy after it and read to the controller
- * as room to grow. The controller is told how many signed rows wait for a slot: once they fall
- * from one round trip to the next, the wire takes rows faster than they are signed, and the
- * limit grows no further while they drain (nor does the backlog close: the signer keeps up).
+ * as room to grow. The controller is told how many signed rows wait for a slot (tellsReady):
+ * once they fall from one round trip to the next, twice in a row, the wire takes rows faster
+ * than they are signed, and the limit grows no further while they drain. The backlog stays
+ * open then: the signer, now the bound, goes on signing at its pace while what it signed ahead
+ * goes out.
  * `slot()` resolves only when the window has room, so the reader pauses while it is full
  * and memory stays flat whatever the file size. With `concurrency: 'auto'` the wire's limit
  * follows the adaptive limit (service/adaptive-limit.ts), fed every attempt's answer through `observe`.
@@ -53,8 +55,8 @@ export interface SendWindowOptions {
   /** Rows being signed at once: a few per core keeps the thread pool busy. */
   ahead: number;
   /**
-   * Rows signed and waiting for a wire slot, at most, while `auto` is still growing its limit
-   * (before the service or the machine first pushed back); default 0.
+   * Rows signed and waiting for a wire slot, at most, until `auto` first cuts its limit (a 429,
+   * 5xx or timeouts, a rise in latency); default 0.
    */
   backlog?: number | undefined;
   /** Sends per second, at most. */
@@ -84,6 +86,18 @@ export function signedBacklog(cores: number): number {
 const BACKLOG_PER_CORE = 512;
 const BACKLOG_MAX = 4096;
 
+/**
+ * Whether the controller is told how many signed rows wait for a wire slot. Fewer from one
+ * round trip to the next while the limit is full says the signer, not the service, is what the
+ * wire waits for. Not while the reader waits for room in the window and a signing place is
+ * free: then the rows waiting run down because none are read, and the wire, not the signer, is
+ * slow. (Past the file's last row the reader waits for nothing: they are all there is to send,
+ * and told, so that the limit does not grow only to send them in one burst.)
+ */
+export function tellsReady({ readerWaits, signersBusy }: { readerWaits: boolean; signersBusy: boolean }): boolean {
+  return !readerWaits || signersBusy;
+}
+
 /** Pure: when the next send may start, `1000 / rate` ms after the previous one started. */
 export function nextSendAt(previous: number, now: number, rate: number): number {
   return Math.max(now, previous + 1000 / rate);
@@ -104,14 +118,10 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
   const wire = createWireSlots(limit.current);
   const signing = pLimit(ahead);
   const running = new Set<Promise<void>>();
-  // Signed rows waiting for a wire slot: fewer from one round trip to the next while the limit
-  // is full says the signer, not the service, is what the wire waits for. Not told while the
-  // reader waits for the window and a signing place is free: then the rows waiting fall because
-  // none are read, and the wire, not the signer, is slow. (Past the file's last row they are all
-  // there is to send: told, so that the limit does not grow only to send them in one burst.)
+  // Signed rows waiting for a wire slot, told to the controller (tellsReady).
   let ready = 0;
-  const moreToSign = () => waiter === undefined || signing.activeCount >= ahead || signing.pendingCount > 0;
   let waiter: (() => void) | undefined;
+  const told = () => tellsReady({ readerWaits: waiter !== undefined, signersBusy: signing.activeCount >= ahead || signing.pendingCount > 0 });
   // --rate: sends take turns through this chain; each waits from the moment the previous one
   // actually started, so a timer that fires late (a busy event loop) never lets two bunch up.
   let turns: Promise<void> = Promise.resolve();
@@ -164,7 +174,7 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
     observe(answer) {
       // Counted with the rows on a signing thread: a batch of signatures done moves rows from
       // one to the other, and only the wire taking them, faster than they are signed, lowers both.
-      limit.observe(answer, Math.max(1, wire.held), undefined, moreToSign() ? ready + signing.activeCount : undefined);
+      limit.observe(answer, Math.max(1, wire.held), undefined, told() ? ready + signing.activeCount : undefined);
       wire.limit = limit.current;
     },
     limits: () => limit.limits(),
