@@ -107,6 +107,8 @@ export interface ControllerState {
   readonly readyBefore: number | undefined;
   /** The last window's requests ready to go fell since the one before (draining): one such window may be a stall of the signer, two in a row are its pace. */
   readonly drained: boolean;
+  /** A window drained since the start: the pace is near, and slow start grows by a quarter, not a half or double. */
+  readonly drainSeen: boolean;
 }
 
 export type CutCause = 'throttled' | 'overloaded' | 'latency';
@@ -209,6 +211,7 @@ export function initialState(limit: number, bounds: ControllerBounds): Controlle
     used: [],
     readyBefore: undefined,
     drained: false,
+    drainSeen: false,
   };
 }
 
@@ -291,15 +294,18 @@ function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds
   state = { ...state, riseFloor: undefined, used };
   if (w.busiest < limit) return { ...state, recentMeans, ...settled(state, bounds) };
   const drained = draining(judged.readyBefore, w.readyLast);
-  state = { ...state, peak: Math.max(state.peak, limit), drained };
+  state = { ...state, peak: Math.max(state.peak, limit), drained, drainSeen: state.drainSeen || drained };
   const { ceiling } = state;
   // The signer, not the service, is the bound: what keeps the slots busy is rows signed earlier.
   // Slow start ends there. One such window grows nothing; it ends slow start only if the one
   // before drained too (a signer's pace lasts, a pause of its threads does not).
   if (drained) return { ...state, recentMeans, slowStart: state.slowStart && !judged.drained };
   if (ceiling === undefined) {
-    const doubling = state.slowStart && limit < SLOW_START_DOUBLES_TO;
-    const step = doubling ? limit : Math.ceil(limit * (state.slowStart && bounds.settle ? SLOW_START_GROWTH : 0.25));
+    // Once a window drained, the signer's pace is near: a quarter, so that one window the
+    // drain did not show (a burst of signatures, a busy machine) cannot jump far past it.
+    const fast = state.slowStart && !state.drainSeen;
+    const doubling = fast && limit < SLOW_START_DOUBLES_TO;
+    const step = doubling ? limit : Math.ceil(limit * (fast && bounds.settle ? SLOW_START_GROWTH : 0.25));
     return { ...state, recentMeans, limit: clamp(limit + step, bounds) };
   }
   if (limit < ceiling) {
@@ -350,8 +356,8 @@ function paced(state: ControllerState, at: number, through = true): { pace: numb
  * Every field of ControllerState is required, so a field added there and missed here fails to compile.
  */
 function answered(state: ControllerState, window: WindowTally, { pace, paceAt }: { pace: number; paceAt: number | undefined }): ControllerState {
-  const { limit, ceiling, recentMeans, ignore, cutAt, calm, throttledAt, probeStep, riseFloor, slowStart, faults, peak, cause, used, readyBefore, drained } = state;
-  return { limit, ceiling, recentMeans, window, ignore, cutAt, calm, throttledAt, probeStep, pace, paceAt, riseFloor, slowStart, faults, peak, cause, used, readyBefore, drained };
+  const { limit, ceiling, recentMeans, ignore, cutAt, calm, throttledAt, probeStep, riseFloor, slowStart, faults, peak, cause, used, readyBefore, drained, drainSeen } = state;
+  return { limit, ceiling, recentMeans, window, ignore, cutAt, calm, throttledAt, probeStep, pace, paceAt, riseFloor, slowStart, faults, peak, cause, used, readyBefore, drained, drainSeen };
 }
 
 /** A decrease: requests sent at the old limit still answer as if it held, and are not this limit's doing. */
