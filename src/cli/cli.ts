@@ -233,6 +233,11 @@ function keygenCommand<T>(y: Argv<T>, run: Run) {
   );
 }
 
+/** Whether the command line may ask for help (`--help`, or `help` after a command): anything naming it counts. */
+function mayShowHelp(argv: readonly string[]): boolean {
+  return argv.some((arg) => arg.includes('help'));
+}
+
 /** Parses argv and runs the command; resolves to the command's exit code. */
 export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   const run: Run = { argv, env, io, exitCode: 0, parsing: undefined };
@@ -252,7 +257,9 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io): Pr
     .recommendCommands()
     .help()
     .version()
-    .wrap(Math.min(110, io.stdout.columns ?? 110))
+    // yargs lays out the command's help after starting its handler even when none is printed;
+    // unwrapped, that skips measuring and wrapping every line (tens of ms of start-up).
+    .wrap(mayShowHelp(argv) ? Math.min(110, io.stdout.columns ?? 110) : null)
     .exitProcess(false)
     .fail((message, error) => {
       if (error) throw error;

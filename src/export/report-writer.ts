@@ -15,11 +15,23 @@ import { openOutput, type Output } from './output.js';
 import { partFile, partKeys, partsInOrder, refuseExistingParts, sheetNameOf, summaryFileOf } from './report-parts.js';
 import { type SummaryFacts, summaryCsv, summaryRows, summarySheetXml } from './summary-sheet.js';
 import { ExportTally, type TallyFigures } from './tally.js';
-import { zipWorkbook, type WorkbookOutput } from './xlsx-package.js';
-import { openSheetSpool, type SheetSpool } from './sheet-spool.js';
+import type { WorkbookOutput } from './xlsx-package.js';
+import type { SheetSpool } from './sheet-spool.js';
 import { RowSorter } from './sort.js';
-import { GrowingWorkbook } from './sheet-overflow.js';
+import type { GrowingWorkbook } from './sheet-overflow.js';
 import { MAX_SHEET_ROWS } from './xlsx-sheet.js';
+
+/** The workbook's zip, spool and overflow modules: loaded only for xlsx (a CSV or JSONL export never needs their zip libraries). */
+async function loadWorkbookModules() {
+  const [{ zipWorkbook }, { openSheetSpool }, { GrowingWorkbook }] = await Promise.all([
+    import('./xlsx-package.js'),
+    import('./sheet-spool.js'),
+    import('./sheet-overflow.js'),
+  ]);
+  return { zipWorkbook, openSheetSpool, GrowingWorkbook };
+}
+
+type WorkbookModules = Awaited<ReturnType<typeof loadWorkbookModules>>;
 
 /** Where a report goes: the plan's output and how its files are written. */
 export interface ReportTarget {
@@ -81,6 +93,8 @@ export class ReportWriter {
   #handed = 0;
   #encoded = 0;
   readonly #keyOf: ((client: FlatClient) => string) | undefined;
+  /** Set at open for an xlsx export. */
+  #xlsx: WorkbookModules | undefined;
 
   private constructor(settings: Settings, target: ReportTarget, timeZone: string | undefined) {
     this.#settings = settings;
@@ -105,6 +119,7 @@ export class ReportWriter {
     const settings = this.#settings;
     if (settings.sort !== undefined) this.#sorter = new RowSorter(settings.sort, typeof out === 'string' ? out : undefined);
     const splitFiles = settings.split !== undefined && settings.format !== 'xlsx';
+    if (settings.format === 'xlsx') this.#xlsx = await loadWorkbookModules();
     if (settings.summaryFile) {
       if (typeof out !== 'string') throw new UsageError('the summary file is written beside a file output, not a stream: name one with --out', 'bad_option');
       const file = summaryFileOf(out);
@@ -127,16 +142,16 @@ export class ReportWriter {
     // A split workbook is zipped at the end, when its sheets are known: they are spooled till then.
     if (settings.split !== undefined) {
       this.#file = file;
-      this.#spool = openSheetSpool(typeof out === 'string' ? out : undefined);
+      this.#spool = this.#xlsx!.openSheetSpool(typeof out === 'string' ? out : undefined);
       return;
     }
     if (typeof out === 'string') {
       this.#main = undefined;
-      this.#growing = new GrowingWorkbook(file, out, settings, this.#sheetRows);
+      this.#growing = new this.#xlsx!.GrowingWorkbook(file, out, settings, this.#sheetRows);
       await this.#growing.start();
       return;
     }
-    this.#workbook = zipWorkbook(file, settings.summarySheet, [settings.sheetName]);
+    this.#workbook = this.#xlsx!.zipWorkbook(file, settings.summarySheet, [settings.sheetName]);
     this.#main = this.#workbook;
     this.#encoder = createEncoder({ ...settings, selected: settings.summarySheet === 'none' });
     await this.#write(this.#workbook, this.#encoder.start());
@@ -279,7 +294,7 @@ export class ReportWriter {
     const settings = this.#settings;
     const parts = [...this.#parts.values()];
     const names = parts.length === 0 ? [settings.sheetName] : parts.map((part) => part.name);
-    this.#workbook = zipWorkbook(file, settings.summarySheet, names);
+    this.#workbook = this.#xlsx!.zipWorkbook(file, settings.summarySheet, names);
     this.#main = this.#workbook;
     if (parts.length === 0) {
       const empty = createEncoder({ ...settings, selected: settings.summarySheet === 'none' });
