@@ -49,14 +49,14 @@ const floorInFlight = (rtt: number) => Math.max(64, Math.ceil((2962 * rtt) / 100
 
 /**
  * This 2-core machine running the bench's `many` mode (a paced signer of 16 threads at 6.8 ms,
- * the sandbox not verifying, 40,000 rows, whole processes; 2026-11-28, other load ≤ 0.4 cores):
+ * the sandbox not verifying, 40,000 rows, whole processes; 2026-11-28, final code, other load 0.0 cores):
  * the floor's and import's ratio, where import settled and the most the sandbox held at once.
  */
 const MEASURED_HERE = [
-  { rtt: 0, ratio: 0.95, settled: 40, peakAtService: 1 },
-  { rtt: 150, ratio: 0.99, settled: 664, peakAtService: 855 },
-  { rtt: 300, ratio: 0.9, settled: 1140, peakAtService: 1140 },
-  { rtt: 500, ratio: 0.73, settled: 1641, peakAtService: 1641 },
+  { rtt: 0, ratio: 0.96, settled: 28, peakAtService: 1 },
+  { rtt: 150, ratio: 0.99, settled: 640, peakAtService: 656 },
+  { rtt: 300, ratio: 0.89, settled: 912, peakAtService: 912 },
+  { rtt: 500, ratio: 0.83, settled: 1641, peakAtService: 1641 },
 ];
 /**
  * This machine as the bench measured it: the import's CPU a row on its one event loop (0.31–0.39
