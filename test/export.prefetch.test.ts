@@ -131,7 +131,10 @@ describe('--prefetch auto with a slow writer', () => {
       const lagging = await exportClients({ ...settings, out: slow });
       slow.end();
       expect(lagging.rows).toBe(600);
-      expect(lagging.prefetch).toMatchObject({ mode: 'auto', settled: START });
+      // No growth: pages already wait for the writer. (On a busy machine a latency rise may cut it below its start: not growth either.)
+      expect(lagging.prefetch.mode).toBe('auto');
+      expect(lagging.prefetch.settled).toBeLessThanOrEqual(START);
+      expect(lagging.prefetch.peak ?? 0).toBeLessThanOrEqual(START);
       expect(new Set(parseCsv(Buffer.concat(slow.chunks).toString('utf8')).map((r) => r.id)).size).toBe(600);
 
       const fast = collector();
