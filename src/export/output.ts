@@ -208,7 +208,7 @@ function outputFailed(where: string, error: unknown): OutputError {
 }
 
 /** Resolves on 'drain'; rejects if the stream errors or closes first, so a write never hangs. */
-function drained(stream: NodeJS.WritableStream): Promise<void> {
+export function drained(stream: NodeJS.WritableStream): Promise<void> {
   return new Promise((resolve, reject) => {
     const cleanup = () => {
       stream.off('drain', onDrain);

@@ -18,7 +18,7 @@ import { createPrivate } from '../infra/output-files.js';
 import { tempBeside } from '../infra/temp-files.js';
 import type { FlatClient } from './columns.js';
 import { createEncoder, type Encoder, type EncoderOptions } from './encode.js';
-import type { Output } from './output.js';
+import { drained, type Output } from './output.js';
 import { openSheetSpool, type SheetSpool } from './sheet-spool.js';
 import { type SummaryPlace, SHEET_PATH, type WorkbookOutput, zipWorkbook } from './xlsx-package.js';
 
@@ -162,8 +162,7 @@ function draftFile(path: string): Output {
     bytes: 0,
     async write(data) {
       if (failure) throw fail(failure);
-      if (!stream.write(data)) await new Promise<void>((resolve) => stream.once('drain', resolve).once('close', resolve));
-      if (failure) throw fail(failure);
+      if (!stream.write(data)) await drained(stream).catch((error: unknown) => Promise.reject(fail(failure ?? error)));
     },
     async commit() {
       if (!stream.writableEnded) stream.end();

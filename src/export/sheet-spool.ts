@@ -15,7 +15,7 @@ import { createGunzip, createGzip, type Gzip } from 'node:zlib';
 import { OutputError } from '../errors.js';
 import { createPrivate } from '../infra/output-files.js';
 import { tempBeside } from '../infra/temp-files.js';
-import type { Output } from './output.js';
+import { drained, type Output } from './output.js';
 import type { WorkbookOutput } from './xlsx-package.js';
 
 export interface SheetSpool {
@@ -59,8 +59,7 @@ export function openSheetSpool(beside: string | undefined): SheetSpool {
         bytes: 0,
         async write(data) {
           if (failure) throw fail(failure);
-          if (!gzip.write(data)) await new Promise<void>((resolve) => gzip.once('drain', resolve).once('close', resolve));
-          if (failure) throw fail(failure);
+          if (!gzip.write(data)) await drained(gzip).catch((error: unknown) => Promise.reject(fail(failure ?? error)));
         },
         async seal() {
           if (!gzip.writableEnded) gzip.end();
