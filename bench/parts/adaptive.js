@@ -3,7 +3,9 @@
  * and 64 (rows/s, share of requests answered 429); at 150 ms with no limit beside the signed
  * floor (the bare signed loop at the best C of a sweep) and fixed 8; a latency step
  * 20 → 300 → 20 ms with the limit over time (from the progress lines); two shards sharing
- * one rate limit; export's `--prefetch auto` at 50 ms beside a sweep of fixed prefetch; with no
+ * one rate limit; export's `--prefetch auto` at 50 and 300 ms beside a sweep of fixed prefetch;
+ * (`paging`) a 60,000-client export at 50 ms beside the bare paging loop at its best prefetch,
+ * and the export's CPU a client (bench/children/export-cpu.js); with no
  * flags at 150 and 300 ms beside the signed bare loop at C = signing rate × RTT × 1.5, under a
  * 100/s limit, and the peak RSS with 1,000 requests in flight; against a flaky service (2% 5xx
  * and 1% 429 at random, 120 ± 80 ms) beside fixed 64; and a repeat run from pace memory. Each
@@ -17,14 +19,14 @@
  */
 import { dataset } from '../lib/make-inputs.js';
 import { floorRun } from '../lib/measure-imports.js';
-import { BIN, lastJson, outcome, runNode, sandbox, sandboxCpu, tempPath, timeoutFor } from '../lib/run-child.js';
+import { BIN, child, lastJson, outcome, runNode, sandbox, sandboxCpu, tempPath, timeoutFor } from '../lib/run-child.js';
 import { count, perSecond, row } from '../lib/report.js';
 import { rmSync } from 'node:fs';
 import { emulatedMachine, thisMachine, wholeRunTable } from '../lib/whole-runs.js';
 
 export const name = 'adaptive';
 const LIMIT = 150;
-const PIECES = ['limit', 'floor', 'distance', 'step', 'shards', 'export', 'noise', 'memory'];
+const PIECES = ['limit', 'floor', 'distance', 'step', 'shards', 'export', 'paging', 'noise', 'memory'];
 /** Named only: minutes each at full size (40,000 rows a run, eight runs). */
 const NAMED_ONLY = ['cores', 'many'];
 let caches = 0;
@@ -100,7 +102,7 @@ export async function run(ctx) {
   const all = [...PIECES, ...NAMED_ONLY];
   const unknown = chosen.filter((piece) => !all.includes(piece));
   if (unknown.length > 0) throw new Error(`BENCH_ADAPTIVE: unknown piece ${unknown.join(', ')} (pieces: ${all.join(', ')})`);
-  const pieces = { limit: rateLimited, floor: signedFloor, distance, step: latencyStep, shards: twoShards, export: exportPrefetch, noise: flaky, memory: remembered, cores: wholeRunsHere, many: wholeRunsEmulated };
+  const pieces = { limit: rateLimited, floor: signedFloor, distance, step: latencyStep, shards: twoShards, export: exportPrefetch, paging: exportBesidePaging, noise: flaky, memory: remembered, cores: wholeRunsHere, many: wholeRunsEmulated };
   const out = [];
   for (const piece of all) if (chosen.includes(piece)) out.push(...(await pieces[piece](ctx)));
   return out;
@@ -377,6 +379,99 @@ async function exportPrefetchAt(ctx, latencyMs) {
   } finally {
     await service.close();
   }
+}
+
+/** The bare paging loop (bench/children/page-clients.js) over every client of `service` at `prefetch`: clients/s, CPU. */
+async function pagingAt(ctx, service, clients, prefetch) {
+  const out = tempPath(ctx, 'adaptive-paged.csv');
+  const options = { url: service.url, token: service.token, out, pageSize: 100, prefetch, maxPages: Math.ceil(clients / 100) + 2, timeoutMs: timeoutFor(clients, 500) };
+  try {
+    const result = await runNode(ctx, child('page-clients'), [JSON.stringify(options)], { timeoutMs: options.timeoutMs + 10_000, label: 'bare paging loop' });
+    const summary = lastJson(result.stdout, 'paging loop');
+    if (summary.rows !== clients) throw new Error(`paging loop: ${summary.rows} of ${clients} clients`);
+    ctx.log(`    bare loop, prefetch ${prefetch}: ${Math.round(summary.rowsPerSecond)} rows/s`);
+    return { prefetch, rowsPerSecond: summary.rowsPerSecond, cpuS: result.cpuS, wallS: result.wallS };
+  } finally {
+    rmSync(out, { force: true });
+  }
+}
+
+/**
+ * A 60,000-client export at 50 ms with no flags (a first run, and a repeat from its pace memory)
+ * beside the bare paging loop + csv-stringify at the best prefetch of a sweep, in alternating
+ * pairs; then the export's CPU a client, start-up cancelled (bench/children/export-cpu.js: a
+ * 60,000-client export less a 1,000-client one), the whole process and its main thread.
+ */
+async function exportBesidePaging(ctx) {
+  const clients = ctx.smoke ? 2000 : ctx.quick ? 20_000 : 60_000;
+  const latencyMs = 50;
+  ctx.log(`  export of ${count(clients)} clients at ${latencyMs} ms beside the bare paging loop (a sweep of its prefetch, then alternating pairs)…`);
+  const service = await sandbox(ctx, { seed: clients, latencyMs, verifySignatures: false });
+  const rows = [];
+  try {
+    const sweep = [];
+    for (const prefetch of [4, 8, 16, 32, 64]) sweep.push(await pagingAt(ctx, service, clients, prefetch));
+    const best = sweep.reduce((a, b) => (b.rowsPerSecond > a.rowsPerSecond ? b : a));
+    const pairs = [];
+    for (let i = 0; i < PAIRS; i++) {
+      const cache = tempPath(ctx, 'adaptive-paging-memory');
+      try {
+        const auto = await exportAt(ctx, service, clients, 'auto', cache);
+        const floor = await pagingAt(ctx, service, clients, best.prefetch);
+        pairs.push({ auto, floor, repeat: await exportAt(ctx, service, clients, 'auto', cache) });
+      } finally {
+        rmSync(cache, { recursive: true, force: true });
+      }
+    }
+    const floor = median(pairs.map((pair) => pair.floor.rowsPerSecond));
+    const cpuUs = (run) => (run.cpuS * 1e6) / clients;
+    for (const [measure, key] of [[`export ${count(clients)} clients at ${latencyMs} ms, no flags, a first run`, 'auto'], ['  same, a repeat from its pace memory', 'repeat']]) {
+      const figure = median(pairs.map((pair) => pair[key].rowsPerSecond));
+      rows.push(
+        row({
+          part,
+          measure,
+          figure: `${perSecond(figure)}, CPU ${median(pairs.map((pair) => cpuUs(pair[key]))).toFixed(0)} µs a client`,
+          baseline: `${perSecond(floor)} (bare paging loop + csv-stringify, prefetch ${best.prefetch}, CPU ${median(pairs.map((pair) => cpuUs(pair.floor))).toFixed(0)} µs a client; medians of ${PAIRS} pairs)`,
+          ratio: figure / floor,
+          target: '≥ 0.80',
+          pass: figure / floor >= 0.8,
+          runs: pairs.map((pair) => pair[key]),
+          data: { latencyMs, sweep, pairs, best: best.prefetch },
+        }),
+      );
+    }
+  } finally {
+    await service.close();
+  }
+  rows.push(...(await exportCpu(ctx)));
+  return rows;
+}
+
+/** bench/children/export-cpu.js: CPU a client of an export to CSV, start-up cancelled, medians of alternated runs. */
+async function exportCpu(ctx) {
+  const clients = ctx.smoke ? 3000 : ctx.quick ? 20_000 : 60_000;
+  const runs = ctx.smoke ? 1 : 3;
+  ctx.log(`  the export's CPU a client: ${count(clients)} clients less 1,000, medians of ${runs}…`);
+  const result = await runNode(ctx, child('export-cpu'), [JSON.stringify({ clients, small: 1000, runs })], { timeoutMs: 600_000, label: 'export-cpu' });
+  const { summary } = lastJson(result.stdout, 'export-cpu');
+  return [
+    row({
+      part,
+      measure: `the export's main thread (its event loop), CPU a client to CSV, start-up cancelled (${count(clients)} less 1,000 clients)`,
+      figure: `${summary.marginalMainUs} µs`,
+      baseline: '20 µs (the target)',
+      ratio: summary.marginalMainUs / 20,
+      target: '≤ 1.00',
+      pass: summary.marginalMainUs <= 20,
+      data: summary,
+    }),
+    row({
+      part,
+      measure: '  same, the whole process (GC threads, libuv, the kernel) and its start-up',
+      figure: `${summary.marginalCpuUs} µs a client; start-up and 1,000 clients ${summary.startupCpuMs} ms`,
+    }),
+  ];
 }
 
 /** 2% 5xx and 1% 429 at random, 120 ± 80 ms: the sandbox's jitter is uniform in [0, jitterMs). */
