@@ -27,6 +27,15 @@ const DOCUMENTS: Doc[][] = [
   [{ name: 'a, "b".pdf', key: 'doc_4', status: 'rejected', reason: 'line1\nline2' }],
   [{ name: '=cmd()', key: 'x;=y', status: '\ttab', reason: 'back\\slash' }],
   [{ name: 'emoji 😀.pdf', key: 'doc_5', status: 'accepted', reason: '\u0001' }],
+  // Separators with no trigger after them (written as bytes), and with one (escaped: the text path).
+  [
+    { name: 'a, b.pdf', key: 'x;y', status: 'ends,', reason: 'Name does not match, please re-upload' },
+    { name: ", +1 ; '", key: 'doc_6;', status: ';', reason: ',' },
+  ],
+  [{ name: 'a,=b', key: 'doc_7', status: null, reason: null }],
+  [{ name: 'n', key: "a;''@b", status: null, reason: null }],
+  [{ name: 'n', key: 'doc_8', status: 'x;-1', reason: null }],
+  [{ name: 'n', key: 'doc_9', status: null, reason: ",'+" }],
 ];
 
 let sandbox: Sandbox;
@@ -35,7 +44,7 @@ let service: ServiceClient;
 beforeAll(async () => {
   sandbox = await startSandbox({ verifySignatures: false, seed: 0 });
   DOCUMENTS.forEach((documents, i) =>
-    sandbox.store.insert({ name: `Client ${i}`, email: `c${i}@example.com`, country: 'DE', currency: 'EUR', created_at: `2024-01-0${i + 1}T00:00:00.000Z`, documents }),
+    sandbox.store.insert({ name: `Client ${i}`, email: `c${i}@example.com`, country: 'DE', currency: 'EUR', created_at: `2024-01-${String(i + 1).padStart(2, '0')}T00:00:00.000Z`, documents }),
   );
   service = createServiceClient({ baseUrl: sandbox.url, token: sandbox.token, retry: { retries: 0 } });
 });

@@ -2,7 +2,8 @@
  * Time zones without a library, and periods in them: local midnights across daylight-saving
  * changes (Europe/Berlin, America/New_York, spring and autumn), months and ISO weeks at month
  * and year ends, a leap February, wall times in a gap or repeated, bounds read in a zone, and
- * `{date}` named after the zone's day. Pure functions against Node's own tz data: no service.
+ * `{date}` named after the zone's day, and the summary's months and weeks of created_at as
+ * Date.parse reads it. Pure functions against Node's own tz data: no service.
  */
 import { describe, expect, it } from 'vitest';
 import { readCreatedBound } from '../src/export/created-bound.js';
@@ -10,8 +11,26 @@ import { expandOutName } from '../src/export/out-name.js';
 import { checkPeriod, resolvePeriod } from '../src/export/period.js';
 import { checkTimeZone, instantOf, offsetAt, wallTime, zonedIso } from '../src/export/time-zone.js';
 import { UsageError } from '../src/errors.js';
+import type { FlatClient } from '../src/export/columns.js';
+import { ExportTally, isoWeek, localDayIn } from '../src/export/tally.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
+const BLANK_CLIENT: FlatClient = {
+  id: 'cli_1',
+  name: null,
+  email: null,
+  country: 'de',
+  address: null,
+  currency: null,
+  status: 'active',
+  credit_status: null,
+  created_at: null,
+  bank_iban: null,
+  bank_account_number: null,
+  bank_swift_code: null,
+  documents_count: 0,
+  documents: [],
+};
 const at = (text: string) => Date.parse(text);
 
 /** A period's bounds as UTC instants, and its label. */
@@ -155,5 +174,52 @@ describe('bounds and names in a zone', () => {
     expect(expandOutName('r-{datetime}.csv', started, undefined, { zone: 'UTC' })).toBe('r-2026-02-28T231500Z.csv');
     expect(expandOutName('{report}-{period}.csv', started, 'monthly', { period: { label: '2026-02' } })).toBe('monthly-2026-02.csv');
     expect(() => expandOutName('r-{period}.csv', started, undefined, {})).toThrow(/\{period\} needs --period/);
+  });
+});
+
+describe("the summary's months and ISO weeks (ExportTally)", () => {
+  // Plain UTC instants (worked out once a day), and text Date.parse reads otherwise or not at all.
+  const texts = [
+    '2024-12-29T12:00:00.5Z',
+    '2024-12-30T00:00:00Z',
+    '2025-01-01T23:59:59.999Z',
+    '2025-02-28T23:59:59Z',
+    '2025-02-29T10:00:00Z',
+    '2025-02-30T23:59:59.999Z',
+    '2025-01-32T00:00:00Z',
+    '2025-13-01T00:00:00Z',
+    '2025-01-31T24:00:00Z',
+    '2025-01-05T24:00:00.000Z',
+    '2025-01-01T23:59:60Z',
+    '2025-12-31T23:30:00+02:00',
+    '2025-12-31T23:30:00-02:00',
+    '2025-12-31T23:00:00.1234Z',
+    '2025-06-01T12:00:00z',
+    '2025-06-01 12:00:00Z',
+    '2025-06-01',
+    'not a date',
+  ];
+  /** Date.parse's reading, in the zone's calendar: what the tally counts, one path or the other. */
+  function expected(zone: string | undefined) {
+    const months: Record<string, number> = {};
+    const weeks: Record<string, number> = {};
+    const day = localDayIn(zone);
+    for (const text of [...texts, ...texts]) {
+      const ms = Date.parse(text);
+      const month = Number.isNaN(ms) ? '?' : day(ms).slice(0, 7);
+      const week = Number.isNaN(ms) ? '?' : isoWeek(day(ms));
+      months[month] = (months[month] ?? 0) + 1;
+      weeks[week] = (weeks[week] ?? 0) + 1;
+    }
+    return { months, weeks };
+  }
+
+  it.each([undefined, 'UTC', 'Europe/Berlin', 'America/St_Johns'])('zone %s: each text counted in the month and week Date.parse puts it in', (zone) => {
+    const tally = new ExportTally(undefined, undefined, zone);
+    for (const created_at of [...texts, ...texts]) tally.add({ ...BLANK_CLIENT, created_at });
+    const { byMonth, byWeek } = tally.figures();
+    const { months, weeks } = expected(zone);
+    expect(Object.fromEntries(Object.entries(byMonth).filter(([, n]) => n > 0))).toEqual(months);
+    expect(Object.fromEntries(Object.entries(byWeek).filter(([, n]) => n > 0))).toEqual(weeks);
   });
 });

@@ -6,25 +6,6 @@
  */
 import type { ExportDocument } from './columns.js';
 
-/**
- * What JSON.stringify escapes (quote, backslash, control characters, surrogates), what the
- * formula escape looks at after a separator (`,` `;`), and the CSV quote: a value holding none
- * is written as it is.
- */
-const NOT_PLAIN = /[",;\\\u0000-\u001f\ud800-\udfff]/;
-
-/** Whether writeDocuments writes these documents (else: the string path). */
-export function plainDocuments(documents: readonly ExportDocument[]): boolean {
-  for (const doc of documents) {
-    if (!plainValue(doc.name) || !plainValue(doc.key) || !plainValue(doc.status) || !plainValue(doc.reason)) return false;
-  }
-  return true;
-}
-
-function plainValue(value: string | null): boolean {
-  return value === null || (typeof value === 'string' && !NOT_PLAIN.test(value));
-}
-
 /** Bytes writeDocuments may take, at most. */
 export function documentsBytes(documents: readonly ExportDocument[]): number {
   let bytes = 4;
@@ -43,10 +24,14 @@ const REASON = ascii(',""reason"":');
 const NULL = ascii('null');
 const EMPTY = ascii('[]');
 
+/** What writeDocuments returns where a value is not plain: the string path writes that cell. */
+export const NOT_PLAIN = -1;
+
 /**
- * Plain documents (plainDocuments) as the CSV cell, at `at` (room: documentsBytes); returns the
- * end. The keys in flattenClient's order, as JSON.stringify writes its objects; `[]` unquoted,
- * as a cell with nothing to quote.
+ * Documents as the CSV cell, at `at` (room: documentsBytes); returns the end, or NOT_PLAIN
+ * (bytes written past `at` are then to be dropped) where a value holds what the string path
+ * changes (value below). The keys in flattenClient's order, as JSON.stringify writes its
+ * objects; `[]` unquoted, as a cell with nothing to quote.
  */
 export function writeDocuments(out: Uint8Array, at: number, documents: readonly ExportDocument[]): number {
   if (documents.length === 0) return put(out, at, EMPTY);
@@ -56,9 +41,10 @@ export function writeDocuments(out: Uint8Array, at: number, documents: readonly 
     const doc = documents[i]!;
     if (i > 0) out[at++] = 44;
     at = value(out, put(out, at, NAME), doc.name);
-    at = value(out, put(out, at, KEY), doc.key);
-    at = value(out, put(out, at, STATUS), doc.status);
-    at = value(out, put(out, at, REASON), doc.reason);
+    if (at !== NOT_PLAIN) at = value(out, put(out, at, KEY), doc.key);
+    if (at !== NOT_PLAIN) at = value(out, put(out, at, STATUS), doc.status);
+    if (at !== NOT_PLAIN) at = value(out, put(out, at, REASON), doc.reason);
+    if (at === NOT_PLAIN) return NOT_PLAIN;
     out[at++] = 125;
   }
   out[at++] = 93;
@@ -71,18 +57,28 @@ function put(out: Uint8Array, at: number, bytes: Uint8Array): number {
   return at + bytes.length;
 }
 
-/** `null`, or the value in doubled quotes as UTF-8 (plain: no surrogates, nothing to escape). */
+/**
+ * `null`, or the value in doubled quotes as UTF-8; NOT_PLAIN where it holds what JSON.stringify
+ * escapes (quote, backslash, control characters, surrogates) or what the formula escape changes:
+ * a `,` or `;` before a trigger, apostrophes between. (The cell's start is the list's `[`; past
+ * a value come its closing quote and `,` or `}`, and every `,` of the list itself is followed by
+ * a quote or `{`: no trigger.)
+ */
 function value(out: Uint8Array, at: number, text: string | null): number {
   if (text === null) return put(out, at, NULL);
+  if (typeof text !== 'string') return NOT_PLAIN;
   out[at++] = 34;
   out[at++] = 34;
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i);
-    if (unit < 0x80) out[at++] = unit;
-    else if (unit < 0x800) {
+    if (unit < 0x80) {
+      if (unit < 32 || unit === 34 || unit === 92 || ((unit === 44 || unit === 59) && triggerAt(text, i + 1))) return NOT_PLAIN;
+      out[at++] = unit;
+    } else if (unit < 0x800) {
       out[at++] = 0xc0 | (unit >> 6);
       out[at++] = 0x80 | (unit & 63);
     } else {
+      if (unit >= 0xd800 && unit <= 0xdfff) return NOT_PLAIN;
       out[at++] = 0xe0 | (unit >> 12);
       out[at++] = 0x80 | ((unit >> 6) & 63);
       out[at++] = 0x80 | (unit & 63);
@@ -91,4 +87,11 @@ function value(out: Uint8Array, at: number, text: string | null): number {
   out[at++] = 34;
   out[at++] = 34;
   return at;
+}
+
+/** Whether a formula trigger (= + - @) comes at `i`, after any apostrophes. */
+function triggerAt(text: string, i: number): boolean {
+  while (text.charCodeAt(i) === 39) i++;
+  const unit = text.charCodeAt(i);
+  return unit === 61 || unit === 43 || unit === 45 || unit === 64;
 }

@@ -17,7 +17,7 @@ import type { Encoder } from './encoder.js';
 import { escapeFormula } from './escape.js';
 import type { ExportFormat } from './options.js';
 import { createSheetEncoder } from './xlsx-sheet.js';
-import { documentsBytes, plainDocuments, writeDocuments } from './documents-cell.js';
+import { documentsBytes, NOT_PLAIN, writeDocuments } from './documents-cell.js';
 
 export type { Encoder };
 
@@ -77,12 +77,13 @@ export function createEncoder(options: EncoderOptions): Encoder {
   const semicolon = options.format === 'csv-semicolon';
   const delimiter = semicolon ? ';' : (options.delimiter ?? ',');
   const line = delimiter === ',' ? csvLine : delimitedLine(delimiter);
-  const text = options.csvDates === 'spreadsheet' ? spreadsheetText : csvText;
+  // One reader a column: each reads its own property (a keyed read by column name costs more).
+  const texts = columns.map((column) => (column === 'created_at' && options.csvDates === 'spreadsheet' ? spreadsheetDate : CELL_TEXT[column]));
   /** Columns [from, to) of a record, without the line break. */
   const cells = (client: FlatClient, from: number, to: number): string => {
     let row = '';
     for (let i = from; i < to; i++) {
-      const value = text(client, columns[i]!);
+      const value = texts[i]!(client);
       // Most values need no quotes and no escape: written as they are, with no arrays or copies.
       const field = isPlain(value, delimiter) ? value : quotedCell(cell(value), delimiter);
       row += i === from ? field : delimiter + field;
@@ -132,20 +133,26 @@ function utf8Lines(clients: readonly FlatClient[], record: (client: FlatClient) 
     bytes = grown;
   };
   for (const client of clients) {
-    if (around === undefined || !plainDocuments(client.documents)) {
-      const line = record(client);
-      room(line.length * 3);
-      used += bytes.write(line, used, 'utf8');
-      continue;
+    if (around !== undefined) {
+      const start = used;
+      const head = around.head(client);
+      const tail = around.tail(client) ?? '';
+      room(3 * (head.length + tail.length) + documentsBytes(client.documents) + 2);
+      if (head.length > 0) used += bytes.write(head, used, 'utf8');
+      const end = writeDocuments(bytes, used, client.documents);
+      if (end !== NOT_PLAIN) {
+        used = end;
+        if (tail.length > 0) used += bytes.write(tail, used, 'utf8');
+        bytes[used++] = 13;
+        bytes[used++] = 10;
+        continue;
+      }
+      // Documents to escape: the record's text instead, over what was written.
+      used = start;
     }
-    const head = around.head(client);
-    const tail = around.tail(client) ?? '';
-    room(3 * (head.length + tail.length) + documentsBytes(client.documents) + 2);
-    if (head.length > 0) used += bytes.write(head, used, 'utf8');
-    used = writeDocuments(bytes, used, client.documents);
-    if (tail.length > 0) used += bytes.write(tail, used, 'utf8');
-    bytes[used++] = 13;
-    bytes[used++] = 10;
+    const line = record(client);
+    room(line.length * 3);
+    used += bytes.write(line, used, 'utf8');
   }
   return bytes.subarray(0, used);
 }
@@ -170,19 +177,31 @@ function quotedCell(value: string, delimiter: string): string {
   return delimiter !== ',' && cell.charCodeAt(0) !== 34 && cell.includes(delimiter) ? `"${cell}"` : cell;
 }
 
-function csvText(client: FlatClient, column: ExportColumn): string {
-  if (column === 'documents') return JSON.stringify(client.documents);
-  if (column === 'documents_count') return String(client.documents_count);
-  return client[column] ?? '';
-}
+/** A column's text in a CSV cell, before quotes and escapes: absent values empty, `documents` as JSON. */
+const CELL_TEXT: Readonly<Record<ExportColumn, (client: FlatClient) => string>> = {
+  id: (client) => client.id ?? '',
+  name: (client) => client.name ?? '',
+  email: (client) => client.email ?? '',
+  country: (client) => client.country ?? '',
+  address: (client) => client.address ?? '',
+  currency: (client) => client.currency ?? '',
+  status: (client) => client.status ?? '',
+  credit_status: (client) => client.credit_status ?? '',
+  created_at: (client) => client.created_at ?? '',
+  bank_iban: (client) => client.bank_iban ?? '',
+  bank_account_number: (client) => client.bank_account_number ?? '',
+  bank_swift_code: (client) => client.bank_swift_code ?? '',
+  documents_count: (client) => String(client.documents_count),
+  documents: (client) => JSON.stringify(client.documents),
+};
 
 /**
  * created_at as `2025-01-31 18:00:00`, UTC: the one date-time text Excel, LibreOffice and
  * Google Sheets all take for a date whatever the language settings. Milliseconds are left
  * out (Excel reads them in some settings only); anything that is not an instant stays as is.
  */
-function spreadsheetText(client: FlatClient, column: ExportColumn): string {
-  if (column !== 'created_at' || client.created_at === null) return csvText(client, column);
+function spreadsheetDate(client: FlatClient): string {
+  if (client.created_at === null) return '';
   // The wall-clock time as written: UTC, or the zone's own with --dates-in-timezone (its offset
   // dropped: a spreadsheet date has none; the summary names the zone).
   const wall = /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)/.exec(client.created_at);

@@ -23,6 +23,12 @@ export interface TallyFigures {
 const QUARTER_HOUR_MS = 15 * 60_000;
 const DAY_MS = 86_400_000;
 
+/**
+ * A created_at as the service writes it: a UTC instant, its time of day in range. Its UTC day
+ * is its first ten characters, whatever the time: in UTC its month and week need no Date.parse.
+ */
+const PLAIN_UTC = /^\d{4}-\d\d-\d\dT(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{1,3})?Z$/;
+
 /** The month and ISO week a created_at is counted in. */
 interface Periods {
   month: string;
@@ -38,12 +44,15 @@ export class ExportTally {
   readonly #credits: readonly string[];
   readonly #localDay: (ms: number) => string;
   readonly #periods = new Map<number, Periods>();
+  /** UTC only: the periods of a plain created_at's day (yyyymmdd), or null where Date.parse refuses the day (the full path says what then). */
+  readonly #days: Map<number, Periods | null> | undefined;
   #total = 0;
 
   constructor(statuses: readonly string[] | undefined, credits: readonly string[] | undefined, timeZone?: string) {
     this.#statuses = statuses ?? CLIENT_STATUSES;
     this.#credits = credits ?? CREDIT_STATUSES;
     this.#localDay = localDayIn(timeZone);
+    if (timeZone === undefined || timeZone.toUpperCase() === 'UTC') this.#days = new Map();
   }
 
   add(client: FlatClient): void {
@@ -53,15 +62,35 @@ export class ExportTally {
     if (row === undefined) this.#counts.set(status, (row = new Map<string, number>()));
     bump(row, client.credit_status ?? '?');
     bump(this.#countries, (client.country ?? '').toUpperCase());
-    const ms = client.created_at === null ? Number.NaN : Date.parse(client.created_at);
-    if (Number.isNaN(ms)) {
-      bump(this.#months, '?');
-      bump(this.#weeks, '?');
-      return;
+    const when = client.created_at === null ? undefined : this.#periodsOfText(client.created_at);
+    bump(this.#months, when?.month ?? '?');
+    bump(this.#weeks, when?.week ?? '?');
+  }
+
+  /** The month and ISO week of a created_at; undefined where it is no instant. */
+  #periodsOfText(text: string): Periods | undefined {
+    if (this.#days !== undefined && PLAIN_UTC.test(text)) {
+      const periods = this.#dayPeriods(this.#days, text);
+      if (periods !== null) return periods;
     }
-    const when = this.#periodsOf(ms);
-    bump(this.#months, when.month);
-    bump(this.#weeks, when.week);
+    const ms = Date.parse(text);
+    return Number.isNaN(ms) ? undefined : this.#periodsOf(ms);
+  }
+
+  /** A plain UTC created_at's periods, worked out once per day seen; null: the full path decides. */
+  #dayPeriods(days: Map<number, Periods | null>, text: string): Periods | null {
+    const digit = (at: number) => text.charCodeAt(at) - 48;
+    const key =
+      ((((((digit(0) * 10 + digit(1)) * 10 + digit(2)) * 10 + digit(3)) * 10 + digit(5)) * 10 + digit(6)) * 10 + digit(8)) * 10 + digit(9);
+    let periods = days.get(key);
+    if (periods === undefined) {
+      if (days.size > 4096) days.clear();
+      // Date.parse's own reading of the day (it rolls 02-30 over into March, refuses 02-32).
+      const ms = Date.parse(`${text.slice(0, 10)}T00:00:00Z`);
+      periods = Number.isNaN(ms) ? null : this.#periodsOf(ms);
+      days.set(key, periods);
+    }
+    return periods;
   }
 
   /** The month and ISO week of an instant, worked out once per quarter hour seen (every zone offset is a multiple of it). */
