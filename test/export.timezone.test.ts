@@ -223,3 +223,18 @@ describe("the summary's months and ISO weeks (ExportTally)", () => {
     expect(Object.fromEntries(Object.entries(byWeek).filter(([, n]) => n > 0))).toEqual(weeks);
   });
 });
+
+describe("the summary's periods from years far apart", () => {
+  it('a created_at in year 1 or 9999 is counted in its own month and week; gaps are filled only across a century', () => {
+    const tally = new ExportTally(undefined, undefined);
+    for (const created_at of ['0001-01-01T00:00:00Z', '2025-03-05T00:00:00Z', '9999-12-31T23:59:59Z', '+010000-01-01T00:00:00Z']) tally.add({ ...BLANK_CLIENT, created_at });
+    const { byMonth, byWeek } = tally.figures();
+    // 1 January of year 1 is a Monday (proleptic Gregorian): ISO week 1 of year 1; 1 January
+    // 10000 a Saturday, in the last week of 9999.
+    expect(byMonth).toEqual({ '+010000-01': 1, '0001-01': 1, '2025-03': 1, '9999-12': 1 });
+    expect(byWeek).toEqual({ '0001-W01': 1, '2025-W10': 1, '9999-W52': 2 });
+    const near = new ExportTally(undefined, undefined);
+    for (const created_at of ['1990-01-15T00:00:00Z', '2025-03-05T00:00:00Z']) near.add({ ...BLANK_CLIENT, created_at });
+    expect(Object.keys(near.figures().byMonth)).toHaveLength(12 * 35 + 3);
+  });
+});

@@ -100,7 +100,7 @@ export class ExportTally {
     if (periods === undefined) {
       if (this.#periods.size > 4096) this.#periods.clear();
       const day = this.#localDay(ms);
-      periods = { month: day.slice(0, 7), week: isoWeek(day) };
+      periods = { month: day.slice(0, -3), week: isoWeek(day) };
       this.#periods.set(slot, periods);
     }
     return periods;
@@ -130,15 +130,32 @@ export class ExportTally {
   }
 }
 
-/** In order, each month or week between the first and the last seen listed, with 0 where none was. */
+/**
+ * Gaps are filled across at most this many years of four digits: a created_at the service wrote
+ * in year 1 or 9999 would otherwise list every week between (or, past year 9999, never end).
+ */
+const MAX_GAP_YEARS = 100;
+
+/** In order, each month or week between the first and the last seen listed, with 0 where none was (periods seen only, past MAX_GAP_YEARS). */
 function withGaps(map: Map<string, number>, next: (key: string) => string): Record<string, number> {
   const keys = [...map.keys()].filter((key) => key !== '?').sort();
   const out: Record<string, number> = {};
+  const first = keys[0];
   const last = keys[keys.length - 1];
-  // A gap holds at most one entry per month or week of the data's span: bounded by the window.
-  for (let key = keys[0]; key !== undefined && last !== undefined && key <= last; key = next(key)) out[key] = map.get(key) ?? 0;
+  if (first !== undefined && last !== undefined && fillable(first, last)) {
+    for (let key = first; key <= last; key = next(key)) out[key] = map.get(key) ?? 0;
+  } else {
+    for (const key of keys) out[key] = map.get(key)!;
+  }
   if (map.has('?')) out['?'] = map.get('?')!;
   return out;
+}
+
+/** Periods from `first` to `last` (sorted: a year of more or fewer digits, or signed, sorts first) that gaps may be filled across. */
+function fillable(first: string, last: string): boolean {
+  const from = /^(\d{4})-/.exec(first)?.[1];
+  const to = /^(\d{4})-/.exec(last)?.[1];
+  return from !== undefined && to !== undefined && Number(from) >= 1000 && Number(to) - Number(from) <= MAX_GAP_YEARS;
 }
 
 function nextMonth(month: string): string {
@@ -149,7 +166,7 @@ function nextMonth(month: string): string {
 /** The ISO week after `2025-W05`: its Thursday plus 7 days, named again. */
 function nextWeek(week: string): string {
   const [year, w] = [Number(week.slice(0, 4)), Number(week.slice(6))];
-  const jan4 = Date.UTC(year, 0, 4);
+  const jan4 = utcDay(year, 0, 4);
   const monday1 = jan4 - ((new Date(jan4).getUTCDay() + 6) % 7) * DAY_MS;
   return isoWeek(new Date(monday1 + w * 7 * DAY_MS).toISOString().slice(0, 10));
 }
@@ -163,7 +180,12 @@ function bump(map: Map<string, number>, key: string): void {
  * hour of time seen (every offset in use is a multiple of 15 minutes), not once per client.
  */
 export function localDayIn(timeZone: string | undefined): (ms: number) => string {
-  if (timeZone === undefined || timeZone.toUpperCase() === 'UTC') return (ms) => new Date(ms).toISOString().slice(0, 10);
+  if (timeZone === undefined || timeZone.toUpperCase() === 'UTC') {
+    return (ms) => {
+      const iso = new Date(ms).toISOString();
+      return iso.slice(0, iso.indexOf('T'));
+    };
+  }
   const format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
   const cache = new Map<number, string>();
   return (ms) => {
@@ -184,6 +206,17 @@ export function isoWeek(day: string): string {
   const weekday = (new Date(ms).getUTCDay() + 6) % 7;
   const thursday = new Date(ms + (3 - weekday) * DAY_MS);
   const year = thursday.getUTCFullYear();
-  const week = Math.floor((thursday.getTime() - Date.UTC(year, 0, 1)) / DAY_MS / 7) + 1;
-  return `${year}-W${String(week).padStart(2, '0')}`;
+  const week = Math.floor((thursday.getTime() - utcDay(year, 0, 1)) / DAY_MS / 7) + 1;
+  return `${yearText(year)}-W${String(week).padStart(2, '0')}`;
+}
+
+/** Date.UTC, but years 0–99 are those years (Date.UTC reads them as 1900–1999). */
+function utcDay(year: number, month: number, day: number): number {
+  return new Date(0).setUTCFullYear(year, month, day);
+}
+
+/** A year as ISO 8601 and toISOString write it: four digits, or signed six outside 0–9999. */
+function yearText(year: number): string {
+  if (year >= 0 && year <= 9999) return String(year).padStart(4, '0');
+  return `${year < 0 ? '-' : '+'}${String(Math.abs(year)).padStart(6, '0')}`;
 }
