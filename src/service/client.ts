@@ -20,7 +20,7 @@ import {
   envelopeSchema,
   type ListClientsQuery,
   type ListPage,
-  listPageSchema,
+  listEnvelope,
 } from './schemas.js';
 import { probeService, sendRequest, type Wire } from './send-request.js';
 import type { Signer } from './signing.js';
@@ -135,7 +135,6 @@ export function accountOf(token: string): string {
 }
 
 const createEnvelope = envelopeSchema(clientSchema);
-const listEnvelope = envelopeSchema(listPageSchema);
 
 /** The Create Client body's fields in the order they are serialized; those absent are left out. */
 const WIRE_ORDER: readonly (keyof CreateClientBody)[] = ['name', 'idempotency_key', 'email', 'country', 'address', 'currency', 'liquidity_type', 'application_date'];

@@ -121,6 +121,109 @@ export const listPageSchema = z.object({
 });
 export type ListPage = z.infer<typeof listPageSchema>;
 
+const listEnvelopeSchema = envelopeSchema(listPageSchema);
+
+/** How a reply's body is checked: a zod schema, or one with a quicker way to the same result. */
+export interface BodyParser<T> {
+  safeParse(input: unknown): { success: true; data: T } | { success: false; error: z.ZodError };
+}
+
+/**
+ * The List Clients answer. A body zod would accept and copy unchanged (every field of the
+ * right type, no field stripped, the keys in the schema's order, as the service sends them)
+ * is taken as parsed, its objects kept, without zod's copy of every client; any other body
+ * goes through zod, which accepts, copies or refuses it, with its issues.
+ */
+export const listEnvelope: BodyParser<{ data: ListPage }> = {
+  safeParse(input) {
+    const page = plainListPage(input);
+    return page === undefined ? listEnvelopeSchema.safeParse(input) : { success: true, data: { data: page } };
+  },
+};
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isText = (value: unknown) => value === null || typeof value === 'string';
+const isFinite = (value: unknown) => typeof value === 'string' || Number.isFinite(value);
+
+/** The page zod would make of `body`, when it is the body as is; undefined when in doubt. */
+function plainListPage(body: unknown): ListPage | undefined {
+  if (!isRecord(body) || !isRecord(body.data)) return undefined;
+  if (('status' in body && !isFinite(body.status)) || ('timestamp' in body && !isFinite(body.timestamp))) return undefined;
+  const { page, size, direction, clients } = body.data;
+  if (!Number.isSafeInteger(page) || !Number.isSafeInteger(size) || !Array.isArray(clients)) return undefined;
+  const hasDirection = 'direction' in body.data;
+  if (hasDirection && typeof direction !== 'string') return undefined;
+  for (const client of clients) if (!isPlain(client, CLIENT_SHAPE, true)) return undefined;
+  return (hasDirection ? { page, size, direction, clients } : { page, size, clients }) as ListPage;
+}
+
+/** An object schema's keys in its order, and each one's kind: 0 the id, 1 text, 2 bank information, 3 documents. */
+interface Shape {
+  readonly order: readonly string[];
+  readonly kinds: readonly number[];
+  readonly keys: ReadonlySet<string>;
+}
+
+function shapeOf(schema: z.ZodObject, kinds: Record<string, number>): Shape {
+  const order = Object.keys(kinds);
+  // A field the schema gained and this list lacks would pass for one of the service's own, unchecked.
+  if (order.join() !== Object.keys(schema.shape).join()) throw new Error('plainListPage is out of step with clientSchema');
+  return { order, kinds: Object.values(kinds), keys: new Set(order) };
+}
+
+const CLIENT_SHAPE = shapeOf(clientSchema, {
+  id: 0, name: 1, status: 1, credit_status: 1, created_at: 1, email: 1, country: 1, address: 1, currency: 1,
+  bank_information: 2, documents: 3,
+});
+const BANK_SHAPE = shapeOf(bankInformationSchema, { iban: 1, account_number: 1, swift_code: 1 });
+const DOCUMENT_SHAPE = shapeOf(documentSchema, { name: 1, key: 1, status: 1, reason: 1 });
+
+/**
+ * Whether zod's object (loose: `extra`) would keep `value` as it is: the known keys first, in
+ * the schema's order, each of the right type; then, loose only, keys of its own (no __proto__,
+ * which zod drops, no index-like key, which objects list first). `id` (kind 0) is required.
+ */
+function isPlain(value: unknown, shape: Shape, extra: boolean): boolean {
+  if (!isRecord(value)) return false;
+  const { order, kinds } = shape;
+  let next = 0;
+  let known = true;
+  let id = !extra;
+  for (const key in value) {
+    let at = next;
+    while (at < order.length && order[at] !== key) at++;
+    if (at === order.length) {
+      // Not a key further on: one of its own, or a known key out of order.
+      if (!extra || shape.keys.has(key) || key === '__proto__' || /^\d/.test(key)) return false;
+      known = false;
+      continue;
+    }
+    if (!known || !isKind(value[key], kinds[at]!)) return false;
+    next = at + 1;
+    if (kinds[at] === 0) id = true;
+  }
+  return id;
+}
+
+function areDocuments(documents: readonly unknown[]): boolean {
+  for (const document of documents) if (!isPlain(document, DOCUMENT_SHAPE, false)) return false;
+  return true;
+}
+
+function isKind(value: unknown, kind: number): boolean {
+  switch (kind) {
+    case 0:
+      return typeof value === 'string' && value.length > 0;
+    case 1:
+      return isText(value);
+    case 2:
+      return value === null || isPlain(value, BANK_SHAPE, false);
+    default:
+      return value === null || (Array.isArray(value) && areDocuments(value));
+  }
+}
+
 export const errorBodySchema = z.object({
   error: z.object({
     ...nullishText('type', 'code', 'message', 'param', 'request_id', 'doc_url'),

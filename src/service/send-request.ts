@@ -5,7 +5,6 @@
  * is its Wire, made once by createServiceClient.
  */
 import type { Dispatcher } from 'undici';
-import type { z } from 'zod';
 import { ConnectionError, NetworkError, ServiceError } from '../errors.js';
 import { diagnoseNetworkError } from './diagnose.js';
 import type { OutageGate } from './outage.js';
@@ -19,6 +18,7 @@ import {
   readBody,
   refuseRedirect,
 } from './response.js';
+import type { BodyParser } from './schemas.js';
 import { isRetryableStatus, parseRetryAfter, type RetryPolicy, retryDelay } from './retry.js';
 import type { Answer, AttemptEvent, Reply, RequestContext, RetryEvent, Timeouts, WireSlot } from './types.js';
 import { waitUntil } from './wait-until.js';
@@ -57,7 +57,7 @@ interface Outgoing<T> {
   path: string;
   headers: Record<string, string>;
   body: Buffer | null;
-  schema: z.ZodType<{ data: T }>;
+  schema: BodyParser<{ data: T }>;
   context: RequestContext;
 }
 
@@ -71,7 +71,7 @@ export async function sendRequest<T>(
   wire: Wire,
   method: 'GET' | 'POST',
   path: string,
-  schema: z.ZodType<{ data: T }>,
+  schema: BodyParser<{ data: T }>,
   body?: { bytes: Buffer; signature: string },
   context: RequestContext = {},
 ): Promise<Reply<T>> {
