@@ -305,6 +305,20 @@ async function exportAt(ctx, service, clients, prefetch, cache = undefined) {
   }
 }
 
+/** PAIRS rounds of `round(cache)`, each given a pace memory folder of its own, removed after. */
+async function roundsWithMemory(ctx, name, round) {
+  const pairs = [];
+  for (let i = 0; i < PAIRS; i++) {
+    const cache = tempPath(ctx, name);
+    try {
+      pairs.push(await round(cache));
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+  }
+  return pairs;
+}
+
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /**
@@ -328,18 +342,12 @@ async function exportPrefetchAt(ctx, latencyMs) {
     const sweep = [];
     for (const prefetch of sweepValues) sweep.push({ prefetch, ...(await exportAt(ctx, service, clients, prefetch)) });
     const best = sweep.reduce((a, b) => (b.rowsPerSecond > a.rowsPerSecond ? b : a));
-    const pairs = [];
-    for (let i = 0; i < PAIRS; i++) {
-      // A first run (no pace memory), the floor, then a repeat from what the first one left.
-      const cache = tempPath(ctx, 'adaptive-export-memory');
-      try {
-        const auto = await exportAt(ctx, service, clients, 'auto', cache);
-        const fixed = await exportAt(ctx, service, clients, best.prefetch);
-        pairs.push({ auto, fixed, repeat: await exportAt(ctx, service, clients, 'auto', cache) });
-      } finally {
-        rmSync(cache, { recursive: true, force: true });
-      }
-    }
+    // A first run (no pace memory), the floor, then a repeat from what the first one left.
+    const pairs = await roundsWithMemory(ctx, 'adaptive-export-memory', async (cache) => {
+      const auto = await exportAt(ctx, service, clients, 'auto', cache);
+      const fixed = await exportAt(ctx, service, clients, best.prefetch);
+      return { auto, fixed, repeat: await exportAt(ctx, service, clients, 'auto', cache) };
+    });
     const auto = median(pairs.map((pair) => pair.auto.rowsPerSecond));
     const fixed = median(pairs.map((pair) => pair.fixed.rowsPerSecond));
     const repeat = median(pairs.map((pair) => pair.repeat.rowsPerSecond));
@@ -412,17 +420,11 @@ async function exportBesidePaging(ctx) {
     const sweep = [];
     for (const prefetch of [4, 8, 16, 32, 64]) sweep.push(await pagingAt(ctx, service, clients, prefetch));
     const best = sweep.reduce((a, b) => (b.rowsPerSecond > a.rowsPerSecond ? b : a));
-    const pairs = [];
-    for (let i = 0; i < PAIRS; i++) {
-      const cache = tempPath(ctx, 'adaptive-paging-memory');
-      try {
-        const auto = await exportAt(ctx, service, clients, 'auto', cache);
-        const floor = await pagingAt(ctx, service, clients, best.prefetch);
-        pairs.push({ auto, floor, repeat: await exportAt(ctx, service, clients, 'auto', cache) });
-      } finally {
-        rmSync(cache, { recursive: true, force: true });
-      }
-    }
+    const pairs = await roundsWithMemory(ctx, 'adaptive-paging-memory', async (cache) => {
+      const auto = await exportAt(ctx, service, clients, 'auto', cache);
+      const floor = await pagingAt(ctx, service, clients, best.prefetch);
+      return { auto, floor, repeat: await exportAt(ctx, service, clients, 'auto', cache) };
+    });
     const floor = median(pairs.map((pair) => pair.floor.rowsPerSecond));
     const cpuUs = (run) => (run.cpuS * 1e6) / clients;
     for (const [measure, key] of [[`export ${count(clients)} clients at ${latencyMs} ms, no flags, a first run`, 'auto'], ['  same, a repeat from its pace memory', 'repeat']]) {
