@@ -42,11 +42,13 @@ export async function wholeRunTable(ctx, machine, { rows, part }) {
     const floor = await floorRun(ctx, machine, { rows, latencyMs, inFlight });
     const run = await importRun(ctx, machine, { rows, latencyMs });
     const ratio = run.rowsPerSecond / floor.rowsPerSecond;
-    const bound = 1.5 * run.rowsPerSecond * (latencyMs / 1000) + 16;
+    // Once settled: the pace past the ramp, not the whole run's (start-up and ramp included).
+    const pace = run.settledPace ?? run.rowsPerSecond;
+    const bound = 1.5 * pace * (latencyMs / 1000) + 16;
     out.push(
       row({
         part,
-        measure: `${machine.label}, ${latencyMs} ms, ${count(rows)} rows, no flags, whole run (settled ${run.settled}; at most ${count(run.peakInFlight)} at the service at once, 1.5 × rows/s × round trip + 16 = ${count(Math.round(bound))}; peak RSS ${mb(run.maxRssMb)}; CPU a row ${cpu(run.clientCpuMs)} client, ${cpu(run.serverCpuMs)} sandbox; other load ${load(run.foreignCores)})`,
+        measure: `${machine.label}, ${latencyMs} ms, ${count(rows)} rows, no flags, whole run (settled ${run.settled}; at most ${count(run.peakInFlight)} at the service at once; its pace once settled ${count(Math.round(pace))}/s, 1.5 × that × round trip + 16 = ${count(Math.round(bound))}; peak RSS ${mb(run.maxRssMb)}; CPU a row ${cpu(run.clientCpuMs)} client, ${cpu(run.serverCpuMs)} sandbox; other load ${load(run.foreignCores)})`,
         figure: perSecond(run.rowsPerSecond),
         baseline: `${perSecond(floor.rowsPerSecond)} (floor, ${count(inFlight)} in flight; at most ${count(floor.peakInFlight)} at the service)`,
         ratio,
@@ -90,12 +92,15 @@ async function importRun(ctx, machine, { rows, latencyMs }) {
   const results = tempPath(ctx, 'whole-run.results.csv');
   try {
     const before = await service.stats();
-    const result = machine.paced === undefined ? await realImport(ctx, service, csv, results, rows) : await pacedImport(ctx, machine, service, csv, results, rows);
+    const sampling = samplePace(service);
+    const imported = machine.paced === undefined ? realImport(ctx, service, csv, results, rows) : pacedImport(ctx, machine, service, csv, results, rows);
+    const result = await imported.finally(() => sampling.stop());
+    const settledPace = steadyPace(await sampling.stop());
     const summary = lastJson(result.stdout, 'import');
     const created = summary.counts?.created ?? summary.created;
     if (created !== rows) throw new Error(`import: ${created} of ${rows} created`);
     const stats = await service.stats();
-    const run = { rowsPerSecond: rows / result.wallS, wallS: result.wallS, maxRssMb: result.maxRssMb, settled: summary.concurrency.settled, peakInFlight: stats.peakInFlight, ...cpuPerRow(result, before, stats, rows) };
+    const run = { rowsPerSecond: rows / result.wallS, settledPace, wallS: result.wallS, maxRssMb: result.maxRssMb, settled: summary.concurrency.settled, peakInFlight: stats.peakInFlight, ...cpuPerRow(result, before, stats, rows) };
     ctx.log(`    floor done; import ${Math.round(run.rowsPerSecond)} rows/s, settled ${run.settled}, at most ${run.peakInFlight} at the service`);
     return run;
   } finally {
@@ -115,6 +120,37 @@ function cpuPerRow(result, before, after, rows) {
     serverCpuMs: ((after.cpuS - before.cpuS) * 1000) / rows,
     foreignCores: foreignCores(result, after.cpuS - before.cpuS),
   };
+}
+
+/** The sandbox's count of requests every 250 ms while a run lasts, until stop() (which returns them). */
+function samplePace(service) {
+  const samples = [];
+  let stopped = false;
+  const sampling = (async () => {
+    while (!stopped) {
+      const { stats } = await service.stats();
+      samples.push({ at: performance.now(), requests: stats.requests });
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await sampling;
+      return samples;
+    },
+  };
+}
+
+/** Requests a second from 40% to 90% of a run: past its ramp, before its last answers trail off (undefined: too short to tell). */
+function steadyPace(samples) {
+  if (samples.length < 8) return undefined;
+  const start = samples[0].at;
+  const span = samples[samples.length - 1].at - start;
+  const from = samples.find((sample) => sample.at >= start + 0.4 * span);
+  const to = samples.findLast((sample) => sample.at <= start + 0.9 * span);
+  if (from === undefined || to === undefined || to.at <= from.at) return undefined;
+  return ((to.requests - from.requests) * 1000) / (to.at - from.at);
 }
 
 /** The real CLI, RSA-4096 signatures, a pace memory of its own (a first run). */
