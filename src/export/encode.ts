@@ -97,7 +97,7 @@ export function createEncoder(options: EncoderOptions): Encoder {
       ? undefined
       : {
           head: (client) => (at === 0 ? '' : cells(client, 0, at) + delimiter),
-          tail: (client) => (at === columns.length - 1 ? undefined : delimiter + cells(client, at + 1, columns.length)),
+          tail: (client) => (at === columns.length - 1 ? '' : delimiter + cells(client, at + 1, columns.length)),
         };
   return {
     start: () => (options.bom || semicolon ? '\uFEFF' : '') + line(headers.map(cell)),
@@ -111,10 +111,10 @@ export function createEncoder(options: EncoderOptions): Encoder {
   };
 }
 
-/** A record's text before its documents cell (its delimiter included), and after it (none: the line break alone). */
+/** A record's text before its documents cell (its delimiter included), and after it ('' when the line break follows it). */
 interface Around {
   head(client: FlatClient): string;
-  tail(client: FlatClient): string | undefined;
+  tail(client: FlatClient): string;
 }
 
 /**
@@ -136,7 +136,7 @@ function utf8Lines(clients: readonly FlatClient[], record: (client: FlatClient) 
     if (around !== undefined) {
       const start = used;
       const head = around.head(client);
-      const tail = around.tail(client) ?? '';
+      const tail = around.tail(client);
       room(3 * (head.length + tail.length) + documentsBytes(client.documents) + 2);
       if (head.length > 0) used += bytes.write(head, used, 'utf8');
       const end = writeDocuments(bytes, used, client.documents);

@@ -52,7 +52,7 @@ export class ExportTally {
     this.#statuses = statuses ?? CLIENT_STATUSES;
     this.#credits = credits ?? CREDIT_STATUSES;
     this.#localDay = localDayIn(timeZone);
-    if (timeZone === undefined || timeZone.toUpperCase() === 'UTC') this.#days = new Map();
+    if (isUtc(timeZone)) this.#days = new Map();
   }
 
   add(client: FlatClient): void {
@@ -175,12 +175,17 @@ function bump(map: Map<string, number>, key: string): void {
   map.set(key, (map.get(key) ?? 0) + 1);
 }
 
+/** No zone given, or UTC by name: days and weeks are UTC's. */
+function isUtc(timeZone: string | undefined): boolean {
+  return timeZone === undefined || timeZone.toUpperCase() === 'UTC';
+}
+
 /**
  * The local date (YYYY-MM-DD) of an instant. UTC is a slice; a zone asks Intl once per quarter
  * hour of time seen (every offset in use is a multiple of 15 minutes), not once per client.
  */
 export function localDayIn(timeZone: string | undefined): (ms: number) => string {
-  if (timeZone === undefined || timeZone.toUpperCase() === 'UTC') {
+  if (isUtc(timeZone)) {
     return (ms) => {
       const iso = new Date(ms).toISOString();
       return iso.slice(0, iso.indexOf('T'));
