@@ -246,7 +246,7 @@ describe('concurrency controller: told how many requests wait ready for a slot',
     const round = (ready: number, failing = false) => {
       const size = limit.current;
       now += 100;
-      for (let i = 0; i < size; i++) limit.observe({ status: failing && i % 2 === 0 ? 503 : 200, ms: 100 }, size, undefined, ready);
+      for (let i = 0; i < size; i++) limit.observe({ status: failing && i % 2 === 0 ? 503 : 200, ms: 100 }, size, { ready });
     };
     round(1000);
     round(900);
@@ -272,6 +272,49 @@ describe('concurrency controller: told how many requests wait ready for a slot',
     expect([state.limit, state.slowStart]).toEqual([1500, false]);
     for (let i = 0; i < 8; i++) state = feed(state, Array.from({ length: state.limit }, () => ({ kind: 'ok' as const, latencyMs: 50, inFlight: 300, ready: 0 })), wide);
     expect(state.limit).toBe(1.5 * 300 + 16);
+  });
+
+  describe('told how many rows were made (signed) so far, with a clock', () => {
+    /**
+     * Full windows, one a round trip of 100 ms from `at` on, the ready queue steady at 500 (the
+     * reader topping it up: no drain shows), the signer making `perMs` rows a millisecond.
+     * `untold`: one answer of each window does not say how many are ready (the reader waited).
+     */
+    function clocked(start: number, n: number, perMs: number, { untold = false, made = true } = {}): ControllerState {
+      let state = initialState(start, wide);
+      let at = 0;
+      for (let round = 0; round < n; round++) {
+        const size = state.limit;
+        const seen: Observation[] = Array.from({ length: size }, (_, i) => {
+          const now = at + (100 * (i + 1)) / size;
+          return { kind: 'ok', latencyMs: 100, inFlight: size, at: now, sentAt: now - 100, ready: untold && i === 0 ? undefined : 500, made: made ? Math.round(now * perMs) : undefined };
+        });
+        state = feed(state, seen, wide);
+        at += 100;
+      }
+      return state;
+    }
+
+    it('a full window that did not drain grows no further than the pace rows are made at keeps busy: 1.5 × made a ms × latency + 16', () => {
+      // 2 rows a ms × 100 ms = 200 keep the pace. The first window has no end before it to
+      // measure from: 200 → 300 by slow start's half. Then not to 450 but 1.5 × 200 + 16 = 316.
+      expect(clocked(200, 1, 2).limit).toBe(300);
+      expect(clocked(200, 2, 2).limit).toBe(316);
+      // And there it stays while the signer keeps that pace.
+      expect(clocked(200, 6, 2).limit).toBe(316);
+    });
+
+    it('a signer making more than the limit takes: growth as before', () => {
+      expect(clocked(200, 2, 10).limit).toBe(450);
+    });
+
+    it('not while an answer of the window said nothing of the rows ready (the reader waited for room: what was made is what the wire took)', () => {
+      expect(clocked(200, 2, 2, { untold: true }).limit).toBe(450);
+    });
+
+    it('not told what is made (the export): growth as before', () => {
+      expect(clocked(200, 2, 2, { made: false }).limit).toBe(450);
+    });
   });
 });
 

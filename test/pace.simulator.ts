@@ -67,6 +67,8 @@ export interface SimClient {
   settle?: boolean | undefined;
   /** The controller is told how many signed rows wait for a slot (Observation.ready); default true. */
   toldReady?: boolean | undefined;
+  /** The controller is told how many rows were signed so far (Observation.made); default true. */
+  toldMade?: boolean | undefined;
 }
 
 export interface SimResult {
@@ -180,6 +182,7 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
   let signing = 0; // rows holding one of the `ahead` signing places (its pLimit(ahead))
   const waitingToSign: (() => void)[] = []; // rows admitted, waiting for a signing place
   let threadsBusy = 0;
+  let signed = 0; // rows signed so far (the send window's `made`)
   const signQueue: (() => void)[] = [];
   const wire = new WireSlots(time, () => limit.current);
   const server = serviceModel(service, random, time);
@@ -205,6 +208,7 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
     signing++;
     startSigning(() => {
       signing--;
+      signed++;
       waitingToSign.shift()?.();
       wire.take(() => loop.run(cpu.sendMs, send));
     });
@@ -253,7 +257,10 @@ export function simulateImport(client: SimClient, service: SimService, seconds: 
     // As the send window: told unless the reader waits for the window while a signing place is free.
     const readerWaits = admitted < rows && open >= limit.current + ahead + (limit.growing ? backlog : 0);
     const told = tellsReady({ readerWaits, signersBusy: signing >= ahead || waitingToSign.length > 0 });
-    limit.observe({ status, ms: time.now - sentAt }, Math.max(1, wire.held), undefined, client.toldReady === false || !told ? undefined : wire.waiting + signing);
+    limit.observe({ status, ms: time.now - sentAt }, Math.max(1, wire.held), {
+      ready: client.toldReady === false || !told ? undefined : wire.waiting + signing,
+      made: client.toldMade === false ? undefined : signed,
+    });
     const outageStatus = status >= 500;
     if (!outageStatus && (breaker.kind !== 'closed' || breaker.streak !== 0)) moveBreaker(breakerStep(breaker, { type: 'answer' }, DEFAULT_BREAKER));
     if (status === 200) {
@@ -520,7 +527,7 @@ export function simulateExport(writer: SimWriter, service: SimService, seconds: 
     request(time, server, result, (status, sentAt, retryAfterMs) => {
       // As run-export.ts: busy is busyPrefetch (the pages on the wire while the writer waits),
       // and as many await an answer (this one included).
-      limit.observe({ status, ms: time.now - sentAt }, waitingFor === undefined ? 0 : wire.held, wire.held);
+      limit.observe({ status, ms: time.now - sentAt }, waitingFor === undefined ? 0 : wire.held, { awaiting: wire.held });
       wire.leave();
       if (status === 200) {
         ready.add(page);

@@ -168,7 +168,7 @@ async function writePages(
   );
   // This answer's request still holds its place on the wire: as many await an answer.
   const unwatch = options.service.watchAnswers((answer) => {
-    prefetch.observe(answer, busyPrefetch(stats, wire), wire.held);
+    prefetch.observe(answer, busyPrefetch(stats, wire), { awaiting: wire.held });
     wire.limit = prefetch.current;
   });
   try {

@@ -15,17 +15,23 @@ export interface AdaptiveLimit {
    * still grows every round trip its slots are full, and the import's signer may work ahead of it.
    */
   readonly growing: boolean;
-  /**
-   * An attempt's answer, and how many slots were busy when it came (this one included); how
-   * many requests await an answer, if not as many; and how many were ready to go, waiting for a
-   * slot (the import's signed rows), if told.
-   */
-  observe(answer: Answer, busy: number, awaiting?: number, ready?: number): void;
+  /** An attempt's answer, and how many slots were busy when it came (this one included). */
+  observe(answer: Answer, busy: number, counts?: Counts): void;
   limits(): LimitReport;
   /** Answers observed. */
   readonly answered: number;
   /** `auto` met a 429 limit (not noise) during the run. */
   readonly throttled: boolean;
+}
+
+/** What else the controller may be told with an answer (Observation). */
+export interface Counts {
+  /** Requests awaiting an answer, if not as many as the slots busy (the export's pages). */
+  awaiting?: number | undefined;
+  /** Requests ready to go and waiting for a slot (the import's signed rows), if told. */
+  ready?: number | undefined;
+  /** Requests made ready so far (the import's rows signed), a running count. */
+  made?: number | undefined;
 }
 
 /** What the summary and `--json` report: the limit now and where it settled. */
@@ -95,11 +101,11 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
       return auto && !pushedBack;
     },
 
-    observe(answer, busy, awaiting, ready) {
+    observe(answer, busy, counts) {
       recent[answers++ % SETTLED_ANSWERS] = controller.limit;
       if (!auto) return;
       const at = now();
-      controller = observe(controller, classify(answer, busy, at, awaiting, ready), bounds);
+      controller = observe(controller, classify(answer, busy, at, counts), bounds);
       throttled ||= controller.cause === 'throttled';
       pushedBack ||= controller.cause !== undefined;
     },
@@ -114,12 +120,12 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
 }
 
 /** 429: slow down; 5xx, 408 and no answer at all: overload; anything else answered normally. */
-function classify(answer: Answer, inFlight: number, at: number, awaiting: number | undefined, ready: number | undefined): Observation {
+function classify(answer: Answer, inFlight: number, at: number, counts: Counts | undefined): Observation {
   const { status } = answer;
   const sentAt = at - answer.ms;
-  if (status === 429) return { kind: 'throttled', inFlight, at, sentAt, awaiting, ready };
-  if (status === undefined || status === 408 || status >= 500) return { kind: 'overloaded', inFlight, at, sentAt, awaiting, ready };
-  return { kind: 'ok', latencyMs: answer.ms, inFlight, at, sentAt, awaiting, ready };
+  if (status === 429) return { kind: 'throttled', inFlight, at, sentAt, ...counts };
+  if (status === undefined || status === 408 || status >= 500) return { kind: 'overloaded', inFlight, at, sentAt, ...counts };
+  return { kind: 'ok', latencyMs: answer.ms, inFlight, at, sentAt, ...counts };
 }
 
 function mostHeld(recent: Uint16Array, answers: number, current: number): number {

@@ -23,7 +23,9 @@
  * export's writer lagged) grows nothing: a limit nobody uses says nothing about the service.
  * Nor does a full one whose requests ready to go (the import's signed rows) fell since the
  * window before: the slots drain what was made before faster than it is made, and slow start
- * ends at the second such window in a row.
+ * ends at the second such window in a row. And told how many were made, growth stops at 1.5 ×
+ * the pace they are made at × the latency without a queue + 16: rows made earlier may keep the
+ * slots full without a drain showing (a burst of signatures, a busy event loop's late answers).
  * With `settle` (the import) such windows bring the limit down to what they used and some
  * room, so that a burst of signed rows after a pause never finds thousands of slots free.
  * After a decrease, answers to requests sent before it are not judged.
@@ -54,6 +56,12 @@ export type Observation = (
    * what was made before faster than it is made now, and a larger limit would only empty it sooner.
    */
   ready?: number | undefined;
+  /**
+   * Requests made ready to go so far (the import's rows signed: a running count). With the
+   * clock, the pace they are made at: a limit past what that pace keeps busy for a round trip
+   * would only send what was made before sooner, all at once.
+   */
+  made?: number | undefined;
 };
 
 export interface ControllerBounds {
@@ -109,6 +117,9 @@ export interface ControllerState {
   readonly drained: boolean;
   /** A window drained since the start: the pace is near, and slow start grows by a quarter, not a half or double. */
   readonly drainSeen: boolean;
+  /** Requests made at the last judged window's last answer, and when it came (undefined: not told). */
+  readonly madeBefore: number | undefined;
+  readonly madeAt: number | undefined;
 }
 
 export type CutCause = 'throttled' | 'overloaded' | 'latency';
@@ -133,6 +144,10 @@ interface WindowTally {
   okAfterThrottle: number;
   /** Requests ready to go at the window's last answer (undefined: not told). */
   readyLast: number | undefined;
+  /** Requests made by the window's last answer (undefined: not told). */
+  madeLast: number | undefined;
+  /** Every answer of the window told the requests ready to go: nothing but their maker held them back. */
+  toldReady: boolean;
 }
 
 /** Window means remembered for the baseline: a latency that stays higher becomes the new normal. */
@@ -188,6 +203,8 @@ const EMPTY: WindowTally = {
   afterThrottle: 0,
   okAfterThrottle: 0,
   readyLast: undefined,
+  madeLast: undefined,
+  toldReady: true,
 };
 
 export function initialState(limit: number, bounds: ControllerBounds): ControllerState {
@@ -212,6 +229,8 @@ export function initialState(limit: number, bounds: ControllerBounds): Controlle
     readyBefore: undefined,
     drained: false,
     drainSeen: false,
+    madeBefore: undefined,
+    madeAt: undefined,
   };
 }
 
@@ -245,11 +264,13 @@ function tally(w: WindowTally, seen: Observation): WindowTally {
     afterThrottle: w.afterThrottle + (w.throttled > 0 ? 1 : 0),
     okAfterThrottle: w.okAfterThrottle + (seen.kind === 'ok' && w.throttled > 0 ? 1 : 0),
     readyLast: seen.ready,
+    madeLast: seen.made,
+    toldReady: w.toldReady && seen.ready !== undefined,
   };
 }
 
 function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds): ControllerState {
-  let state: ControllerState = { ...judged, readyBefore: w.readyLast, drained: false };
+  let state: ControllerState = { ...judged, readyBefore: w.readyLast, madeBefore: w.madeLast, madeAt: w.lastAt, drained: false };
   const { limit } = state;
   // Nothing got through and nothing said slow down: the service is down, not overloaded by us.
   // The circuit breaker waits that out; the limit stays for when it is back.
@@ -306,13 +327,14 @@ function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds
     const fast = state.slowStart && !state.drainSeen;
     const doubling = fast && limit < SLOW_START_DOUBLES_TO;
     const step = doubling ? limit : Math.ceil(limit * (fast && bounds.settle ? SLOW_START_GROWTH : 0.25));
-    return { ...state, recentMeans, limit: clamp(limit + step, bounds) };
+    return { ...state, recentMeans, limit: clamp(made(judged, w, limit + step, baseline), bounds) };
   }
   if (limit < ceiling) {
-    return { ...state, recentMeans, limit: clamp(Math.min(ceiling, limit + Math.ceil(limit / 4)), bounds) };
+    return { ...state, recentMeans, limit: clamp(made(judged, w, Math.min(ceiling, limit + Math.ceil(limit / 4)), baseline), bounds) };
   }
   if (state.calm + 1 < PROBE_WINDOWS || !quiet(state, w)) return { ...state, recentMeans, calm: state.calm + 1 };
-  const next = clamp(limit + state.probeStep, bounds);
+  const next = clamp(made(judged, w, limit + state.probeStep, baseline), bounds);
+  if (next === limit) return { ...state, recentMeans, calm: 0 };
   return { ...state, recentMeans, limit: next, ceiling: Math.max(ceiling, next), calm: 0, probeStep: state.probeStep * 2 };
 }
 
@@ -356,8 +378,31 @@ function paced(state: ControllerState, at: number, through = true): { pace: numb
  * Every field of ControllerState is required, so a field added there and missed here fails to compile.
  */
 function answered(state: ControllerState, window: WindowTally, { pace, paceAt }: { pace: number; paceAt: number | undefined }): ControllerState {
-  const { limit, ceiling, recentMeans, ignore, cutAt, calm, throttledAt, probeStep, riseFloor, slowStart, faults, peak, cause, used, readyBefore, drained, drainSeen } = state;
-  return { limit, ceiling, recentMeans, window, ignore, cutAt, calm, throttledAt, probeStep, pace, paceAt, riseFloor, slowStart, faults, peak, cause, used, readyBefore, drained, drainSeen };
+  const { limit, ceiling, recentMeans, ignore, cutAt, calm, throttledAt, probeStep, riseFloor, slowStart, faults, peak, cause, used, readyBefore, drained, drainSeen, madeBefore, madeAt } = state;
+  return {
+    limit,
+    ceiling,
+    recentMeans,
+    window,
+    ignore,
+    cutAt,
+    calm,
+    throttledAt,
+    probeStep,
+    pace,
+    paceAt,
+    riseFloor,
+    slowStart,
+    faults,
+    peak,
+    cause,
+    used,
+    readyBefore,
+    drained,
+    drainSeen,
+    madeBefore,
+    madeAt,
+  };
 }
 
 /** A decrease: requests sent at the old limit still answer as if it held, and are not this limit's doing. */
@@ -388,6 +433,26 @@ function settled(state: ControllerState, bounds: ControllerBounds): Partial<Cont
  */
 function draining(before: number | undefined, now: number | undefined): boolean {
   return before !== undefined && now !== undefined && now < before - MIN_WINDOW;
+}
+
+/**
+ * Growth to `next`, but no further than the pace requests are made at keeps busy (Little's law:
+ * made a millisecond, from the last window's end to this one's, × the latency without a queue,
+ * `baseline`: a window slowed by a busy event loop or a burst needs no more in flight), with
+ * the room settling keeps (SETTLE_ROOM × that + SETTLE_SLACK): a full window that did not drain
+ * may still be fed by rows made before (a burst of signatures, a reader that caught up), and a
+ * limit past that pace would only send them sooner. Only where every answer of the window told
+ * the rows ready (Observation.ready): otherwise the maker waited for the window at times (a
+ * 429's pause holds every slot's rows), and what it made says what the wire took, not what it
+ * could make. Not told what is made (the export), or without a clock: `next`.
+ */
+function made(judged: ControllerState, w: WindowTally, next: number, baseline: number): number {
+  const { madeBefore, madeAt, limit } = judged;
+  if (!w.toldReady || madeBefore === undefined || madeAt === undefined || w.madeLast === undefined || w.lastAt === undefined) return next;
+  const ms = w.lastAt - madeAt;
+  if (ms <= 0) return next;
+  const kept = ((w.madeLast - madeBefore) / ms) * baseline;
+  return Math.max(limit, Math.min(next, Math.ceil(SETTLE_ROOM * kept + SETTLE_SLACK)));
 }
 
 /** QUIET_MS since the last 429 (or no clock to tell): a probe may go past the ceiling. */

@@ -172,7 +172,7 @@ async function listSince(
   const prefetch = createAdaptiveLimit({ limit: 'auto', start: EXPORT_DEFAULTS.startPrefetch, max: EXPORT_DEFAULTS.maxPrefetch });
   const wire = createWireSlots(prefetch.current);
   const unwatch = options.service.watchAnswers((answer) => {
-    prefetch.observe(answer, busyPrefetch(stats, wire), wire.held);
+    prefetch.observe(answer, busyPrefetch(stats, wire), { awaiting: wire.held });
     wire.limit = prefetch.current;
   });
   let listed = 0;

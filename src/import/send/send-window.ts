@@ -120,6 +120,8 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
   const running = new Set<Promise<void>>();
   // Signed rows waiting for a wire slot, told to the controller (tellsReady).
   let ready = 0;
+  // Rows signed so far: with the clock, the pace the signer makes them at, which the limit need not pass.
+  let made = 0;
   let waiter: (() => void) | undefined;
   const told = () => tellsReady({ readerWaits: waiter !== undefined, signersBusy: signing.activeCount >= ahead || signing.pendingCount > 0 });
   // --rate: sends take turns through this chain; each waits from the moment the previous one
@@ -157,6 +159,7 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
     // must not go out back to back when a slow request frees it.
     async wire(work) {
       ready++;
+      made++;
       const slot = await wire.take().finally(() => ready--);
       try {
         if (rate !== undefined) await paced(rate);
@@ -174,7 +177,7 @@ export function createSendWindow(options: SendWindowOptions): SendWindow {
     observe(answer) {
       // Counted with the rows on a signing thread: a batch of signatures done moves rows from
       // one to the other, and only the wire taking them, faster than they are signed, lowers both.
-      limit.observe(answer, Math.max(1, wire.held), undefined, told() ? ready + signing.activeCount : undefined);
+      limit.observe(answer, Math.max(1, wire.held), { ready: told() ? ready + signing.activeCount : undefined, made });
       wire.limit = limit.current;
     },
     limits: () => limit.limits(),
