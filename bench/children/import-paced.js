@@ -22,9 +22,31 @@ setFlagsFromString('--heap-growing-percent=50');
 const { createServiceClient, importClients } = await import('../../dist/index.js');
 
 const signer = createPacedSigner({ threads: options.threads, ms: options.ms });
-const client = createServiceClient({ baseUrl: options.url, token: options.token, signer, connections: 16_384 });
+// Each attempt's answer: when it came and its round trip as this client saw it (the sandbox's
+// latency, and the time the answer waited for this process's event loop).
+const attempts = [];
+const onAttempt = ({ latencyMs }) => void attempts.push(performance.now(), latencyMs);
+const client = createServiceClient({ baseUrl: options.url, token: options.token, signer, connections: 16_384, onAttempt });
 const summary = await importClients({ file: options.file, service: client, results: options.results, paceMemory: false });
 await client.close();
+const seenRoundTripMs = settledMean(attempts);
 process.stdout.write(
-  `${JSON.stringify({ rows: summary.rows, created: summary.counts.created, elapsedMs: summary.elapsedMs, concurrency: summary.concurrency, signed: signer.signed })}\n`,
+  `${JSON.stringify({ rows: summary.rows, created: summary.counts.created, elapsedMs: summary.elapsedMs, concurrency: summary.concurrency, signed: signer.signed, seenRoundTripMs })}\n`,
 );
+
+/** The mean round trip of the answers from 40% to 90% of the run: past its ramp, as the bench's pace once settled. */
+function settledMean(pairs) {
+  if (pairs.length < 4) return undefined;
+  const first = pairs[0];
+  const span = pairs[pairs.length - 2] - first;
+  let sum = 0;
+  let n = 0;
+  for (let i = 0; i < pairs.length; i += 2) {
+    const at = pairs[i] - first;
+    if (at >= 0.4 * span && at <= 0.9 * span) {
+      sum += pairs[i + 1];
+      n++;
+    }
+  }
+  return n === 0 ? undefined : sum / n;
+}

@@ -1,9 +1,11 @@
 /**
  * A test-only signer for the many-core bench mode and the in-flight test: it signs nothing
- * (a constant, for a sandbox started with verifySignatures: false) but takes the time a machine
+ * (for a sandbox started with verifySignatures: false) but takes the time a machine
  * of `threads` signing threads at `ms` a signature would, on timers instead of CPU. So this
  * 2-core machine's client runs at a 16-core signing pace, with the same pre-signing queue: a
- * signature waits for a free "thread" and takes `ms` on it. Given to the library's
+ * signature waits for a free "thread" and takes `ms` on it. Each answer is a string of its own
+ * as long as an RSA-4096 signature in base64 (684 characters), so the rows signed ahead weigh in
+ * memory what real ones do. Given to the library's
  * createServiceClient({ signer }) only: no flag of the CLI can reach it.
  */
 
@@ -23,10 +25,18 @@ export function createPacedSigner({ threads, ms }) {
       return new Promise((resolve) =>
         setTimeout(() => {
           signer.signed++;
-          resolve('unsigned');
+          resolve(signature(signer.signed));
         }, done - now),
       );
     },
   };
   return signer;
+}
+
+/** RSA-4096's signature is 512 bytes: 684 characters of base64. */
+const SIGNATURE_CHARS = 684;
+
+/** A distinct string of a real signature's length (the count, padded), not one shared constant. */
+function signature(n) {
+  return String(n).padStart(SIGNATURE_CHARS, 'A');
 }
