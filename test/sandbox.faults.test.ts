@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { UsageError } from '../src/errors.js';
 import { Faults, parseLatencySchedule, parseOutage } from '../src/sandbox/faults.js';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../src/sandbox/index.js';
@@ -138,6 +138,24 @@ describe('injected faults', () => {
       const took = performance.now() - started;
       expect(took).toBeGreaterThanOrEqual(75);
       expect(took).toBeLessThan(1000);
+    }));
+
+  it('counts the requests it holds at once: the most since it started, or since restartPeakInFlight()', () =>
+    withSandbox({ latencyMs: 100 }, async (sandbox) => {
+      const calls = (n: number) => Array.from({ length: n }, () => call(sandbox, '/v1/clients'));
+      await Promise.all(calls(5));
+      expect(sandbox.peakInFlight).toBe(5);
+      expect(sandbox.restartPeakInFlight()).toBe(5);
+      expect(sandbox.peakInFlight).toBe(0);
+      await Promise.all(calls(2));
+      expect(sandbox.peakInFlight).toBe(2);
+      // Restarted while three are held: it counts on from them.
+      const held = calls(3);
+      await vi.waitFor(() => expect(sandbox.inFlight).toBe(3));
+      expect(sandbox.restartPeakInFlight()).toBe(3);
+      expect(sandbox.peakInFlight).toBe(3);
+      await Promise.all(held);
+      expect(sandbox.inFlight).toBe(0);
     }));
 
   it('repeats the same faults for the same seedRandom', async () => {

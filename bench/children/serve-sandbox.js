@@ -42,6 +42,10 @@ process.on('message', (message) => {
       peakInFlight: sandbox.peakInFlight,
     });
   }
+  // The most at once since the last 'peak': the bench samples it to tell a run's settled part from its ramp.
+  if (message?.type === 'peak') {
+    process.send({ type: 'peak', peakInFlight: sandbox.restartPeakInFlight() });
+  }
 });
 process.send({
   type: 'ready',

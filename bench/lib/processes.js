@@ -126,7 +126,8 @@ const SANDBOX_CHILD = fileURLToPath(new URL('../children/serve-sandbox.js', impo
 
 /**
  * Starts the sandbox in its own process (bench/children/serve-sandbox.js) and waits for its
- * URL. Returns { url, token, seeded, stats(), close() }.
+ * URL. Returns { url, token, seeded, stats(), peak(), close() }: peak() answers the most
+ * requests it held at once since the last peak() (or its start), and counts again from now.
  */
 export function startSandboxProcess(options, { timeoutMs = 120_000 } = {}) {
   const child = fork(SANDBOX_CHILD, [JSON.stringify(options)], {
@@ -168,6 +169,11 @@ export function startSandboxProcess(options, { timeoutMs = 120_000 } = {}) {
         const answer = reply('stats', 10_000);
         child.send({ type: 'stats' });
         return answer;
+      },
+      async peak() {
+        const answer = reply('peak', 10_000);
+        child.send({ type: 'peak' });
+        return (await answer).peakInFlight;
       },
       async close() {
         if (child.exitCode === null && child.signalCode === null) {

@@ -53,7 +53,7 @@ export async function wholeRunTable(ctx, machine, { rows, part }) {
     out.push(
       row({
         part,
-        measure: `${machine.label}, ${latencyMs} ms, ${count(rows)} rows, no flags, whole run (settled ${run.settled}; at most ${count(run.peakInFlight)} at the service at once; its pace once settled ${count(Math.round(pace))}/s, 1.5 × that × round trip + 16 = ${count(Math.round(bound))}${asSeen}; peak RSS ${mb(run.maxRssMb)}; CPU a row ${cpu(run.clientCpuMs)} client, ${cpu(run.serverCpuMs)} sandbox; other load ${load(run.foreignCores)})`,
+        measure: `${machine.label}, ${latencyMs} ms, ${count(rows)} rows, no flags, whole run (settled ${run.settled}; at most ${count(run.peakInFlight)} at the service at once, ${run.settledPeak === undefined ? '?' : count(run.settledPeak)} once settled; its pace once settled ${count(Math.round(pace))}/s, 1.5 × that × round trip + 16 = ${count(Math.round(bound))}${asSeen}; peak RSS ${mb(run.maxRssMb)}; CPU a row ${cpu(run.clientCpuMs)} client, ${cpu(run.serverCpuMs)} sandbox; other load ${load(run.foreignCores)})`,
         figure: perSecond(run.rowsPerSecond),
         baseline: `${perSecond(floor.rowsPerSecond)} (floor, ${count(inFlight)} in flight; at most ${count(floor.peakInFlight)} at the service)`,
         ratio,
@@ -100,7 +100,8 @@ async function importRun(ctx, machine, { rows, latencyMs }) {
     const sampling = samplePace(service);
     const imported = machine.paced === undefined ? realImport(ctx, service, csv, results, rows) : pacedImport(ctx, machine, service, csv, results, rows);
     const result = await imported.finally(() => sampling.stop());
-    const settledPace = steadyPace(await sampling.stop());
+    const samples = await sampling.stop();
+    const settledPace = steadyPace(samples);
     const summary = lastJson(result.stdout, 'import');
     const created = summary.counts?.created ?? summary.created;
     if (created !== rows) throw new Error(`import: ${created} of ${rows} created`);
@@ -112,10 +113,12 @@ async function importRun(ctx, machine, { rows, latencyMs }) {
       wallS: result.wallS,
       maxRssMb: result.maxRssMb,
       settled: summary.concurrency.settled,
-      peakInFlight: stats.peakInFlight,
+      // Sampling restarts the sandbox's peak: the run's is the most of every sample's and what came after.
+      peakInFlight: Math.max(stats.peakInFlight, ...samples.map((sample) => sample.peak)),
+      settledPeak: steadyPeak(samples),
       ...cpuPerRow(result, before, stats, rows),
     };
-    ctx.log(`    floor done; import ${Math.round(run.rowsPerSecond)} rows/s, settled ${run.settled}, at most ${run.peakInFlight} at the service`);
+    ctx.log(`    floor done; import ${Math.round(run.rowsPerSecond)} rows/s, settled ${run.settled}, at most ${run.peakInFlight} at the service (${run.settledPeak ?? "?"} once settled)`);
     return run;
   } finally {
     await service.close();
@@ -136,14 +139,18 @@ function cpuPerRow(result, before, after, rows) {
   };
 }
 
-/** The sandbox's count of requests every 250 ms while a run lasts, until stop() (which returns them). */
+/**
+ * The sandbox's count of requests every 250 ms while a run lasts, and the most it held at once
+ * since the sample before, until stop() (which returns them).
+ */
 function samplePace(service) {
   const samples = [];
   let stopped = false;
   const sampling = (async () => {
     while (!stopped) {
       const { stats } = await service.stats();
-      samples.push({ at: performance.now(), requests: stats.requests });
+      const peak = await service.peak();
+      samples.push({ at: performance.now(), requests: stats.requests, peak });
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   })();
@@ -156,15 +163,29 @@ function samplePace(service) {
   };
 }
 
-/** Requests a second from 40% to 90% of a run: past its ramp, before its last answers trail off (undefined: too short to tell). */
-function steadyPace(samples) {
+/** Samples from 40% to 90% of a run: past its ramp, before its last answers trail off (undefined: too short to tell). */
+function steadySpan(samples) {
   if (samples.length < 8) return undefined;
   const start = samples[0].at;
   const span = samples[samples.length - 1].at - start;
-  const from = samples.find((sample) => sample.at >= start + 0.4 * span);
-  const to = samples.findLast((sample) => sample.at <= start + 0.9 * span);
-  if (from === undefined || to === undefined || to.at <= from.at) return undefined;
+  const from = samples.findIndex((sample) => sample.at >= start + 0.4 * span);
+  const to = samples.findLastIndex((sample) => sample.at <= start + 0.9 * span);
+  if (from < 0 || to <= from) return undefined;
+  return samples.slice(from, to + 1);
+}
+
+/** Requests a second once settled (steadySpan). */
+function steadyPace(samples) {
+  const steady = steadySpan(samples);
+  if (steady === undefined) return undefined;
+  const [from, to] = [steady[0], steady[steady.length - 1]];
   return ((to.requests - from.requests) * 1000) / (to.at - from.at);
+}
+
+/** The most at the service at once once settled: each sample's peak covers the 250 ms before it, so the first is left out. */
+function steadyPeak(samples) {
+  const steady = steadySpan(samples);
+  return steady === undefined ? undefined : Math.max(...steady.slice(1).map((sample) => sample.peak));
 }
 
 /** The real CLI, RSA-4096 signatures, a pace memory of its own (a first run). */

@@ -129,8 +129,13 @@ export interface Sandbox {
   stats: SandboxStats;
   /** Requests arrived and not answered yet, now (a client's requests in flight, as the service sees them). */
   readonly inFlight: number;
-  /** The most requests there were at once since the sandbox started. */
+  /** The most requests there were at once since the sandbox started (or since restartPeakInFlight()). */
   readonly peakInFlight: number;
+  /**
+   * Returns `peakInFlight` and starts it again from the requests in flight now: the most at once
+   * in a part of a run (once a client settled, say), where the run's peak would include its start.
+   */
+  restartPeakInFlight(): number;
   /** the fault settings in force */
   readonly faults: Readonly<FaultSettings>;
   /** change latency and faults while running */

@@ -81,6 +81,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     get peakInFlight() {
       return counted.peak;
     },
+    restartPeakInFlight() {
+      return counted.restartPeak();
+    },
     get faults() {
       return faults.settings;
     },
@@ -105,10 +108,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 }
 
 /** Counts the requests being handled at once (from arrival to the answer sent or the connection gone), and the most. */
-function countInFlight(listener: RequestListener): { listener: RequestListener; readonly now: number; readonly peak: number } {
+function countInFlight(listener: RequestListener): { listener: RequestListener; readonly now: number; readonly peak: number; restartPeak(): number } {
   let now = 0;
   let peak = 0;
   return {
+    restartPeak() {
+      const was = peak;
+      peak = now;
+      return was;
+    },
     listener(req, res) {
       now++;
       peak = Math.max(peak, now);
