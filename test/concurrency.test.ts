@@ -315,6 +315,33 @@ describe('concurrency controller: told how many requests wait ready for a slot',
     it('not told what is made (the export): growth as before', () => {
       expect(clocked(200, 2, 2, { made: false }).limit).toBe(450);
     });
+
+    it("after a cut, the round trip it leaves out and a 429's pause are not taken for the signer's pace", () => {
+      // A window with 429s at its end cuts the limit. The round trip sent before the cut is not
+      // judged and a pause follows, with nothing signed: the pace is measured again from the end
+      // of the first window after it, not across that span.
+      let state = initialState(200, wide);
+      let at = 0;
+      const window = (throttled = 0) => {
+        const size = state.limit;
+        const seen: Observation[] = Array.from({ length: size }, (_, i) => {
+          const now = at + (100 * (i + 1)) / size;
+          // With 429s, each says how many of the round still await an answer (the window closes with the round).
+          const common = { inFlight: throttled > 0 ? size - i : size, at: now, sentAt: now - 100, ready: 500, made: Math.round(now * 10) };
+          return i >= size - throttled ? { kind: 'throttled', ...common } : { kind: 'ok', latencyMs: 100, ...common };
+        });
+        state = feed(state, seen, wide);
+        at += 100;
+      };
+      window();
+      expect(state.madeAt).toBe(100);
+      window(60);
+      expect(state.cause).toBe('throttled');
+      expect([state.madeBefore, state.madeAt]).toEqual([undefined, undefined]);
+      at += 1100;
+      window();
+      expect(state.madeAt).toBe(1400);
+    });
   });
 });
 

@@ -2,7 +2,8 @@
  * The sandbox in its own process, so the tool under test never shares a CPU queue with it.
  * argv[2] is JSON: { publicKeyFile, verifySignatures, latencyMs, seed, rateLimit, latencySchedule,
  * jitterMs, failRate, throttleRate, seedRandom, port }. Talks to the
- * parent over IPC: sends {type:'ready', url, token}, answers 'stats', closes on 'close' and
+ * parent over IPC: sends {type:'ready', url, token}, answers 'stats' and 'peak' (the most
+ * requests held at once since the last 'peak', counted again from then), closes on 'close' and
  * exits when the parent goes away.
  */
 import { readFileSync } from 'node:fs';

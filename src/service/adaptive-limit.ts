@@ -123,9 +123,13 @@ export function createAdaptiveLimit(options: AdaptiveLimitOptions): AdaptiveLimi
 function classify(answer: Answer, inFlight: number, at: number, counts: Counts | undefined): Observation {
   const { status } = answer;
   const sentAt = at - answer.ms;
-  if (status === 429) return { kind: 'throttled', inFlight, at, sentAt, ...counts };
-  if (status === undefined || status === 408 || status >= 500) return { kind: 'overloaded', inFlight, at, sentAt, ...counts };
-  return { kind: 'ok', latencyMs: answer.ms, inFlight, at, sentAt, ...counts };
+  // Field by field, every answer the same shape: this runs once an answer.
+  const awaiting = counts?.awaiting;
+  const ready = counts?.ready;
+  const made = counts?.made;
+  if (status === 429) return { kind: 'throttled', inFlight, at, sentAt, awaiting, ready, made };
+  if (status === undefined || status === 408 || status >= 500) return { kind: 'overloaded', inFlight, at, sentAt, awaiting, ready, made };
+  return { kind: 'ok', latencyMs: answer.ms, inFlight, at, sentAt, awaiting, ready, made };
 }
 
 function mostHeld(recent: Uint16Array, answers: number, current: number): number {

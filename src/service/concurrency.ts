@@ -23,9 +23,10 @@
  * export's writer lagged) grows nothing: a limit nobody uses says nothing about the service.
  * Nor does a full one whose requests ready to go (the import's signed rows) fell since the
  * window before: the slots drain what was made before faster than it is made, and slow start
- * ends at the second such window in a row. And told how many were made, growth stops at 1.5 ×
- * the pace they are made at × the latency without a queue + 16: rows made earlier may keep the
- * slots full without a drain showing (a burst of signatures, a busy event loop's late answers).
+ * ends at the second such window in a row. And told how many were made, where every answer of
+ * the window told the requests ready, growth stops at 1.5 × the pace they are made at × the
+ * latency without a queue + 16: rows made earlier may keep the slots full without a drain showing
+ * (a burst of signatures, a busy event loop's late answers).
  * With `settle` (the import) such windows bring the limit down to what they used and some
  * room, so that a burst of signed rows after a pause never finds thousands of slots free.
  * After a decrease, answers to requests sent before it are not judged.
@@ -409,7 +410,20 @@ function answered(state: ControllerState, window: WindowTally, { pace, paceAt }:
 function cut(state: ControllerState, w: WindowTally, next: number, ceiling: number | undefined, cause: CutCause): ControllerState {
   const { limit } = state;
   const timed = w.lastAt !== undefined;
-  return { ...state, limit: next, ceiling, ignore: timed ? 0 : Math.max(0, limit - next), cutAt: timed ? w.lastAt : state.cutAt, calm: 0, slowStart: false, cause };
+  // The next window's answers begin after the round trip a cut leaves out (and any pause): what
+  // was made over that span says nothing of the signer's pace.
+  return {
+    ...state,
+    limit: next,
+    ceiling,
+    ignore: timed ? 0 : Math.max(0, limit - next),
+    cutAt: timed ? w.lastAt : state.cutAt,
+    calm: 0,
+    slowStart: false,
+    cause,
+    madeBefore: undefined,
+    madeAt: undefined,
+  };
 }
 
 /**
@@ -449,8 +463,9 @@ function draining(before: number | undefined, now: number | undefined): boolean 
 function made(judged: ControllerState, w: WindowTally, next: number, baseline: number): number {
   const { madeBefore, madeAt, limit } = judged;
   if (!w.toldReady || madeBefore === undefined || madeAt === undefined || w.madeLast === undefined || w.lastAt === undefined) return next;
+  // Over less than half a round trip, a count of signatures is a burst, not a pace.
   const ms = w.lastAt - madeAt;
-  if (ms <= 0) return next;
+  if (ms <= 0 || ms < baseline / 2) return next;
   const kept = ((w.madeLast - madeBefore) / ms) * baseline;
   return Math.max(limit, Math.min(next, Math.ceil(SETTLE_ROOM * kept + SETTLE_SLACK)));
 }
