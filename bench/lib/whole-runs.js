@@ -118,7 +118,7 @@ async function importRun(ctx, machine, { rows, latencyMs }) {
       settledPeak: steadyPeak(samples),
       ...cpuPerRow(result, before, stats, rows),
     };
-    ctx.log(`    floor done; import ${Math.round(run.rowsPerSecond)} rows/s, settled ${run.settled}, at most ${run.peakInFlight} at the service (${run.settledPeak ?? "?"} once settled)`);
+    ctx.log(`    floor done; import ${Math.round(run.rowsPerSecond)} rows/s, settled ${run.settled}, at most ${run.peakInFlight} at the service (${run.settledPeak ?? '?'} once settled)`);
     return run;
   } finally {
     await service.close();

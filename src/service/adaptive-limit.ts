@@ -24,15 +24,8 @@ export interface AdaptiveLimit {
   readonly throttled: boolean;
 }
 
-/** What else the controller may be told with an answer (Observation). */
-export interface Counts {
-  /** Requests awaiting an answer, if not as many as the slots busy (the export's pages). */
-  awaiting?: number | undefined;
-  /** Requests ready to go and waiting for a slot (the import's signed rows), if told. */
-  ready?: number | undefined;
-  /** Requests made ready so far (the import's rows signed), a running count. */
-  made?: number | undefined;
-}
+/** What else the controller may be told with an answer: requests awaiting one, ready to go, made so far (Observation). */
+export type Counts = Pick<Observation, 'awaiting' | 'ready' | 'made'>;
 
 /** What the summary and `--json` report: the limit now and where it settled. */
 export interface LimitReport {
