@@ -280,14 +280,15 @@ describe('concurrency controller: told how many requests wait ready for a slot',
      * reader topping it up: no drain shows), the signer making `perMs` rows a millisecond.
      * `untold`: one answer of each window does not say how many are ready (the reader waited).
      */
-    function clocked(start: number, n: number, perMs: number, { untold = false, made = true } = {}): ControllerState {
+    function clocked(start: number, n: number, perMs: number, { untold = false, made = true, burst = { round: -1, extra: 0 } } = {}): ControllerState {
       let state = initialState(start, wide);
       let at = 0;
       for (let round = 0; round < n; round++) {
         const size = state.limit;
         const seen: Observation[] = Array.from({ length: size }, (_, i) => {
           const now = at + (100 * (i + 1)) / size;
-          return { kind: 'ok', latencyMs: 100, inFlight: size, at: now, sentAt: now - 100, ready: untold && i === 0 ? undefined : 500, made: made ? Math.round(now * perMs) : undefined };
+          const late = round >= burst.round && burst.round >= 0 ? burst.extra : 0;
+          return { kind: 'ok', latencyMs: 100, inFlight: size, at: now, sentAt: now - 100, ready: untold && i === 0 ? undefined : 500, made: made ? Math.round(now * perMs) + late : undefined };
         });
         state = feed(state, seen, wide);
         at += 100;
@@ -302,6 +303,11 @@ describe('concurrency controller: told how many requests wait ready for a slot',
       expect(clocked(200, 2, 2).limit).toBe(316);
       // And there it stays while the signer keeps that pace.
       expect(clocked(200, 6, 2).limit).toBe(316);
+    });
+
+    it("a burst of signatures that one window counts (finished late by a busy event loop) is not taken for the pace: the lower of two windows'", () => {
+      // The third window counts 100 signatures more than 2 a ms made: 1.5 × 3 × 100 + 16 would be 466.
+      expect(clocked(200, 3, 2, { burst: { round: 2, extra: 100 } }).limit).toBe(316);
     });
 
     it('a signer making more than the limit takes: growth as before', () => {

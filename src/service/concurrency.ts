@@ -121,6 +121,8 @@ export interface ControllerState {
   /** Requests made at the last judged window's last answer, and when it came (undefined: not told). */
   readonly madeBefore: number | undefined;
   readonly madeAt: number | undefined;
+  /** Requests made a millisecond over the last judged window (undefined: not told, or too short to say). */
+  readonly madePace: number | undefined;
 }
 
 export type CutCause = 'throttled' | 'overloaded' | 'latency';
@@ -232,6 +234,7 @@ export function initialState(limit: number, bounds: ControllerBounds): Controlle
     drainSeen: false,
     madeBefore: undefined,
     madeAt: undefined,
+    madePace: undefined,
   };
 }
 
@@ -271,7 +274,8 @@ function tally(w: WindowTally, seen: Observation): WindowTally {
 }
 
 function judge(judged: ControllerState, w: WindowTally, bounds: ControllerBounds): ControllerState {
-  let state: ControllerState = { ...judged, readyBefore: w.readyLast, madeBefore: w.madeLast, madeAt: w.lastAt, drained: false };
+  const madePace = w.ok > 0 ? madeRate(judged, w, w.latencySum / w.ok / 2) : undefined;
+  let state: ControllerState = { ...judged, readyBefore: w.readyLast, madeBefore: w.madeLast, madeAt: w.lastAt, madePace, drained: false };
   const { limit } = state;
   // Nothing got through and nothing said slow down: the service is down, not overloaded by us.
   // The circuit breaker waits that out; the limit stays for when it is back.
@@ -379,7 +383,7 @@ function paced(state: ControllerState, at: number, through = true): { pace: numb
  * Every field of ControllerState is required, so a field added there and missed here fails to compile.
  */
 function answered(state: ControllerState, window: WindowTally, { pace, paceAt }: { pace: number; paceAt: number | undefined }): ControllerState {
-  const { limit, ceiling, recentMeans, ignore, cutAt, calm, throttledAt, probeStep, riseFloor, slowStart, faults, peak, cause, used, readyBefore, drained, drainSeen, madeBefore, madeAt } = state;
+  const { limit, ceiling, recentMeans, ignore, cutAt, calm, throttledAt, probeStep, riseFloor, slowStart, faults, peak, cause, used, readyBefore, drained, drainSeen, madeBefore, madeAt, madePace } = state;
   return {
     limit,
     ceiling,
@@ -403,6 +407,7 @@ function answered(state: ControllerState, window: WindowTally, { pace, paceAt }:
     drainSeen,
     madeBefore,
     madeAt,
+    madePace,
   };
 }
 
@@ -423,6 +428,7 @@ function cut(state: ControllerState, w: WindowTally, next: number, ceiling: numb
     cause,
     madeBefore: undefined,
     madeAt: undefined,
+    madePace: undefined,
   };
 }
 
@@ -458,16 +464,25 @@ function draining(before: number | undefined, now: number | undefined): boolean 
  * limit past that pace would only send them sooner. Only where every answer of the window told
  * the rows ready (Observation.ready): otherwise the maker waited for the window at times (a
  * 429's pause holds every slot's rows), and what it made says what the wire took, not what it
- * could make. Not told what is made (the export), or without a clock: `next`.
+ * could make. The lower of this window's pace and the last one's: signatures a busy event loop
+ * finished late come in a burst that one window counts, the next does not. Not told what is made
+ * (the export), or without a clock: `next`.
  */
 function made(judged: ControllerState, w: WindowTally, next: number, baseline: number): number {
-  const { madeBefore, madeAt, limit } = judged;
-  if (!w.toldReady || madeBefore === undefined || madeAt === undefined || w.madeLast === undefined || w.lastAt === undefined) return next;
-  // Over less than half a round trip, a count of signatures is a burst, not a pace.
+  const pace = w.toldReady ? madeRate(judged, w, baseline / 2) : undefined;
+  if (pace === undefined) return next;
+  const kept = Math.min(pace, judged.madePace ?? pace) * baseline;
+  return Math.max(judged.limit, Math.min(next, Math.floor(SETTLE_ROOM * kept + SETTLE_SLACK)));
+}
+
+/**
+ * Requests made a millisecond from the last judged window's last answer to this one's; undefined
+ * when not told, or over less than `minMs` (less than half a round trip: a burst, not a pace).
+ */
+function madeRate({ madeBefore, madeAt }: ControllerState, w: WindowTally, minMs: number): number | undefined {
+  if (madeBefore === undefined || madeAt === undefined || w.madeLast === undefined || w.lastAt === undefined) return undefined;
   const ms = w.lastAt - madeAt;
-  if (ms <= 0 || ms < baseline / 2) return next;
-  const kept = ((w.madeLast - madeBefore) / ms) * baseline;
-  return Math.max(limit, Math.min(next, Math.ceil(SETTLE_ROOM * kept + SETTLE_SLACK)));
+  return ms <= 0 || ms < minMs ? undefined : (w.madeLast - madeBefore) / ms;
 }
 
 /** QUIET_MS since the last 429 (or no clock to tell): a probe may go past the ceiling. */
